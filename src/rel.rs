@@ -1,0 +1,424 @@
+//! Dense bit sets and bit matrices over a candidate's events.
+//!
+//! A candidate has tens of events, rarely a few hundred: rows of `u64` words make union,
+//! intersection and composition word-parallel, and closure a handful of passes.
+
+use std::fmt;
+
+#[inline]
+fn words(n: usize) -> usize {
+    n.div_ceil(64)
+}
+
+/// A set of events `0..n`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Set {
+    n: usize,
+    w: Vec<u64>,
+}
+
+impl Set {
+    pub fn empty(n: usize) -> Set {
+        Set {
+            n,
+            w: vec![0; words(n)],
+        }
+    }
+    pub fn full(n: usize) -> Set {
+        let mut s = Set::empty(n);
+        for i in 0..n {
+            s.insert(i);
+        }
+        s
+    }
+    pub fn from_iter(n: usize, it: impl IntoIterator<Item = usize>) -> Set {
+        let mut s = Set::empty(n);
+        for i in it {
+            s.insert(i);
+        }
+        s
+    }
+    pub fn universe(&self) -> usize {
+        self.n
+    }
+    #[inline]
+    pub fn insert(&mut self, i: usize) {
+        self.w[i / 64] |= 1 << (i % 64);
+    }
+    #[inline]
+    pub fn remove(&mut self, i: usize) {
+        self.w[i / 64] &= !(1 << (i % 64));
+    }
+    #[inline]
+    pub fn contains(&self, i: usize) -> bool {
+        self.w[i / 64] >> (i % 64) & 1 == 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.w.iter().all(|&x| x == 0)
+    }
+    pub fn len(&self) -> usize {
+        self.w.iter().map(|x| x.count_ones() as usize).sum()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        iter_bits(&self.w)
+    }
+    pub fn union(&self, o: &Set) -> Set {
+        self.zip(o, |a, b| a | b)
+    }
+    pub fn inter(&self, o: &Set) -> Set {
+        self.zip(o, |a, b| a & b)
+    }
+    pub fn diff(&self, o: &Set) -> Set {
+        self.zip(o, |a, b| a & !b)
+    }
+    pub fn complement(&self) -> Set {
+        Set::full(self.n).diff(self)
+    }
+    pub fn is_subset(&self, o: &Set) -> bool {
+        self.w.iter().zip(&o.w).all(|(a, b)| a & !b == 0)
+    }
+    pub fn union_with(&mut self, o: &Set) {
+        for (a, b) in self.w.iter_mut().zip(&o.w) {
+            *a |= b;
+        }
+    }
+    fn zip(&self, o: &Set, f: impl Fn(u64, u64) -> u64) -> Set {
+        debug_assert_eq!(self.n, o.n);
+        Set {
+            n: self.n,
+            w: self.w.iter().zip(&o.w).map(|(&a, &b)| f(a, b)).collect(),
+        }
+    }
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.w
+    }
+}
+
+impl fmt::Debug for Set {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+fn iter_bits(w: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    w.iter().enumerate().flat_map(|(k, &word)| {
+        let mut x = word;
+        std::iter::from_fn(move || {
+            if x == 0 {
+                None
+            } else {
+                let t = x.trailing_zeros() as usize;
+                x &= x - 1;
+                Some(k * 64 + t)
+            }
+        })
+    })
+}
+
+/// A binary relation over events `0..n`: row `i` holds the successors of `i`.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Rel {
+    n: usize,
+    ww: usize,
+    m: Vec<u64>,
+}
+
+impl Rel {
+    pub fn empty(n: usize) -> Rel {
+        let ww = words(n);
+        Rel {
+            n,
+            ww,
+            m: vec![0; ww * n],
+        }
+    }
+    pub fn from_pairs(n: usize, it: impl IntoIterator<Item = (usize, usize)>) -> Rel {
+        let mut r = Rel::empty(n);
+        for (a, b) in it {
+            r.insert(a, b);
+        }
+        r
+    }
+    pub fn identity(s: &Set) -> Rel {
+        Rel::from_pairs(s.n, s.iter().map(|i| (i, i)))
+    }
+    /// `a * b`
+    pub fn cartesian(a: &Set, b: &Set) -> Rel {
+        let mut r = Rel::empty(a.n);
+        for i in a.iter() {
+            r.row_mut(i).copy_from_slice(&b.w);
+        }
+        r
+    }
+    pub fn universe(&self) -> usize {
+        self.n
+    }
+    #[inline]
+    pub fn row(&self, i: usize) -> &[u64] {
+        &self.m[i * self.ww..(i + 1) * self.ww]
+    }
+    #[inline]
+    fn row_mut(&mut self, i: usize) -> &mut [u64] {
+        &mut self.m[i * self.ww..(i + 1) * self.ww]
+    }
+    #[inline]
+    pub fn insert(&mut self, a: usize, b: usize) {
+        self.m[a * self.ww + b / 64] |= 1 << (b % 64);
+    }
+    #[inline]
+    pub fn contains(&self, a: usize, b: usize) -> bool {
+        self.m[a * self.ww + b / 64] >> (b % 64) & 1 == 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.m.iter().all(|&x| x == 0)
+    }
+    pub fn len(&self) -> usize {
+        self.m.iter().map(|x| x.count_ones() as usize).sum()
+    }
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        (0..self.n).flat_map(move |i| iter_bits(self.row(i)).map(move |j| (i, j)))
+    }
+    pub fn succs(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        iter_bits(self.row(i))
+    }
+    pub fn union(&self, o: &Rel) -> Rel {
+        self.zip(o, |a, b| a | b)
+    }
+    pub fn inter(&self, o: &Rel) -> Rel {
+        self.zip(o, |a, b| a & b)
+    }
+    pub fn diff(&self, o: &Rel) -> Rel {
+        self.zip(o, |a, b| a & !b)
+    }
+    pub fn union_with(&mut self, o: &Rel) {
+        for (a, b) in self.m.iter_mut().zip(&o.m) {
+            *a |= b;
+        }
+    }
+    pub fn is_subset(&self, o: &Rel) -> bool {
+        self.m.iter().zip(&o.m).all(|(a, b)| a & !b == 0)
+    }
+    fn zip(&self, o: &Rel, f: impl Fn(u64, u64) -> u64) -> Rel {
+        debug_assert_eq!(self.n, o.n);
+        Rel {
+            n: self.n,
+            ww: self.ww,
+            m: self.m.iter().zip(&o.m).map(|(&a, &b)| f(a, b)).collect(),
+        }
+    }
+    pub fn complement(&self) -> Rel {
+        let full = Rel::cartesian(&Set::full(self.n), &Set::full(self.n));
+        full.diff(self)
+    }
+    pub fn inverse(&self) -> Rel {
+        let mut r = Rel::empty(self.n);
+        for (a, b) in self.pairs() {
+            r.insert(b, a);
+        }
+        r
+    }
+    /// `self ; o`
+    pub fn compose(&self, o: &Rel) -> Rel {
+        let mut r = Rel::empty(self.n);
+        for i in 0..self.n {
+            let (lo, hi) = (i * self.ww, (i + 1) * self.ww);
+            for k in iter_bits(&self.m[lo..hi]) {
+                let src = o.row(k);
+                for (d, s) in r.m[lo..hi].iter_mut().zip(src) {
+                    *d |= s;
+                }
+            }
+        }
+        r
+    }
+    pub fn domain(&self) -> Set {
+        Set::from_iter(
+            self.n,
+            (0..self.n).filter(|&i| self.row(i).iter().any(|&x| x != 0)),
+        )
+    }
+    pub fn range(&self) -> Set {
+        let mut s = Set::empty(self.n);
+        for i in 0..self.n {
+            for (d, x) in s.w.iter_mut().zip(self.row(i)) {
+                *d |= x;
+            }
+        }
+        s
+    }
+    /// `[s] ; self`
+    pub fn restrict_domain(&self, s: &Set) -> Rel {
+        let mut r = Rel::empty(self.n);
+        for i in s.iter() {
+            let src = self.row(i).to_vec();
+            r.row_mut(i).copy_from_slice(&src);
+        }
+        r
+    }
+    /// `self ; [s]`
+    pub fn restrict_range(&self, s: &Set) -> Rel {
+        let mut r = self.clone();
+        for i in 0..self.n {
+            for (d, x) in r.row_mut(i).iter_mut().zip(&s.w) {
+                *d &= x;
+            }
+        }
+        r
+    }
+    /// `self+` (Warshall, row-parallel).
+    pub fn transitive_closure(&self) -> Rel {
+        let mut r = self.clone();
+        let ww = self.ww;
+        for k in 0..self.n {
+            let (kw, kb) = (k / 64, 1u64 << (k % 64));
+            let rowk = r.row(k).to_vec();
+            for i in 0..self.n {
+                if r.m[i * ww + kw] & kb != 0 {
+                    for (d, s) in r.m[i * ww..(i + 1) * ww].iter_mut().zip(&rowk) {
+                        *d |= s;
+                    }
+                }
+            }
+        }
+        r
+    }
+    /// `self*` over the whole universe.
+    pub fn reflexive_transitive_closure(&self) -> Rel {
+        let mut r = self.transitive_closure();
+        for i in 0..self.n {
+            r.insert(i, i);
+        }
+        r
+    }
+    pub fn is_irreflexive(&self) -> bool {
+        (0..self.n).all(|i| !self.contains(i, i))
+    }
+    pub fn is_acyclic(&self) -> bool {
+        self.find_cycle().is_none()
+    }
+    /// A cycle as a list of events, if any (used to explain forbidden outcomes).
+    pub fn find_cycle(&self) -> Option<Vec<usize>> {
+        // Iterative DFS with colours.
+        let n = self.n;
+        let mut colour = vec![0u8; n];
+        let mut parent = vec![usize::MAX; n];
+        for root in 0..n {
+            if colour[root] != 0 {
+                continue;
+            }
+            let mut stack: Vec<(usize, Vec<usize>)> = vec![(root, self.succs(root).collect())];
+            colour[root] = 1;
+            while let Some((v, succ)) = stack.last_mut() {
+                let v = *v;
+                if let Some(w) = succ.pop() {
+                    match colour[w] {
+                        0 => {
+                            colour[w] = 1;
+                            parent[w] = v;
+                            stack.push((w, self.succs(w).collect()));
+                        }
+                        1 => {
+                            let mut cyc = vec![w];
+                            let mut x = v;
+                            while x != w {
+                                cyc.push(x);
+                                x = parent[x];
+                            }
+                            cyc.reverse();
+                            // Rotate so the cycle starts at w.
+                            let pos = cyc.iter().position(|&e| e == w).unwrap_or(0);
+                            cyc.rotate_left(pos);
+                            return Some(cyc);
+                        }
+                        _ => {}
+                    }
+                } else {
+                    colour[v] = 2;
+                    stack.pop();
+                }
+            }
+        }
+        None
+    }
+    /// All topological sorts of `s` compatible with `self` (herd's `linearisations`),
+    /// each returned as a strict total order over `s`.
+    pub fn linearisations(&self, s: &Set) -> Vec<Rel> {
+        let elems: Vec<usize> = s.iter().collect();
+        let mut out = Vec::new();
+        let mut order = Vec::with_capacity(elems.len());
+        let mut used = vec![false; elems.len()];
+        self.lin_rec(&elems, &mut used, &mut order, &mut out);
+        out
+    }
+    fn lin_rec(&self, elems: &[usize], used: &mut [bool], order: &mut Vec<usize>, out: &mut Vec<Rel>) {
+        if order.len() == elems.len() {
+            let mut r = Rel::empty(self.n);
+            for (i, &a) in order.iter().enumerate() {
+                for &b in &order[i + 1..] {
+                    r.insert(a, b);
+                }
+            }
+            out.push(r);
+            return;
+        }
+        for k in 0..elems.len() {
+            if used[k] {
+                continue;
+            }
+            let e = elems[k];
+            // e may come next only if no unused element must precede it.
+            let blocked = (0..elems.len()).any(|j| !used[j] && j != k && self.contains(elems[j], e));
+            if blocked {
+                continue;
+            }
+            used[k] = true;
+            order.push(e);
+            self.lin_rec(elems, used, order, out);
+            order.pop();
+            used[k] = false;
+        }
+    }
+}
+
+impl fmt::Debug for Rel {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_set().entries(self.pairs()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closure_and_cycles() {
+        let r = Rel::from_pairs(70, [(0, 1), (1, 65), (65, 2)]);
+        let c = r.transitive_closure();
+        assert!(c.contains(0, 2) && c.contains(1, 2) && !c.contains(2, 0));
+        assert!(r.is_acyclic());
+        let mut r2 = r.clone();
+        r2.insert(2, 0);
+        let cyc = r2.find_cycle().unwrap();
+        assert_eq!(cyc.len(), 4);
+        assert!(!r2.transitive_closure().is_irreflexive());
+    }
+
+    #[test]
+    fn compose_inverse_domain() {
+        let a = Rel::from_pairs(4, [(0, 1), (2, 3)]);
+        let b = Rel::from_pairs(4, [(1, 2), (3, 0)]);
+        assert_eq!(a.compose(&b), Rel::from_pairs(4, [(0, 2), (2, 0)]));
+        assert_eq!(a.inverse(), Rel::from_pairs(4, [(1, 0), (3, 2)]));
+        assert_eq!(a.domain(), Set::from_iter(4, [0, 2]));
+        assert_eq!(b.range(), Set::from_iter(4, [2, 0]));
+    }
+
+    #[test]
+    fn linearisations_respect_order() {
+        let s = Set::from_iter(4, [0, 1, 2]);
+        let po = Rel::from_pairs(4, [(0, 1)]);
+        let ls = po.linearisations(&s);
+        assert_eq!(ls.len(), 3);
+        assert!(ls.iter().all(|l| l.contains(0, 1)));
+    }
+}

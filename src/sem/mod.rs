@@ -1,0 +1,393 @@
+//! Instruction semantics: a thread's code becomes events.
+//!
+//! Each dialect runs a thread concretely against a [`Tracer`]. A read does not know its
+//! value: the tracer asks the enumerator (`exec::threads`) for one, from the values the
+//! location can hold, and the enumerator explores every choice by re-running the thread.
+//! Values carry the set of reads they were computed from ([`Deps`]), which is how `addr`,
+//! `data` and `ctrl` arise without a separate analysis.
+
+pub mod aarch64;
+pub mod c;
+pub mod ppc;
+pub mod x86;
+
+use crate::litmus::ast::Span;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A location's identity: an index into [`Symbols`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocId(pub u32);
+
+/// A concrete value: an integer, or the address of a global.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    Int(i64),
+    Addr(LocId),
+}
+
+impl Value {
+    pub const ZERO: Value = Value::Int(0);
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(i),
+            Value::Addr(_) => None,
+        }
+    }
+    /// C truthiness: addresses are non-null.
+    pub fn is_true(self) -> bool {
+        self != Value::Int(0)
+    }
+}
+
+/// The names of the test's global locations; `LocId(i)` is `names[i]`.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols {
+    names: Vec<String>,
+}
+
+impl Symbols {
+    pub fn intern(&mut self, name: &str) -> LocId {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            return LocId(i as u32);
+        }
+        self.names.push(name.to_string());
+        LocId(self.names.len() as u32 - 1)
+    }
+    pub fn get(&self, name: &str) -> Option<LocId> {
+        self.names.iter().position(|n| n == name).map(|i| LocId(i as u32))
+    }
+    pub fn name(&self, id: LocId) -> &str {
+        &self.names[id.0 as usize]
+    }
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    pub fn show(&self, v: Value) -> String {
+        match v {
+            Value::Int(i) => i.to_string(),
+            Value::Addr(l) => self.name(l).to_string(),
+        }
+    }
+}
+
+/// The reads (indices into the thread's events) a value was computed from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Deps(pub u128);
+
+impl Deps {
+    pub const NONE: Deps = Deps(0);
+    pub fn one(ev: usize) -> Deps {
+        Deps(1u128 << ev)
+    }
+    pub fn union(self, o: Deps) -> Deps {
+        Deps(self.0 | o.0)
+    }
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        let mut x = self.0;
+        std::iter::from_fn(move || {
+            if x == 0 {
+                None
+            } else {
+                let t = x.trailing_zeros() as usize;
+                x &= x - 1;
+                Some(t)
+            }
+        })
+    }
+}
+
+/// A value with the reads it depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TVal {
+    pub v: Value,
+    pub deps: Deps,
+}
+
+impl TVal {
+    pub fn konst(v: Value) -> TVal {
+        TVal {
+            v,
+            deps: Deps::NONE,
+        }
+    }
+    pub fn int(i: i64) -> TVal {
+        TVal::konst(Value::Int(i))
+    }
+    /// A value computed from `self` and `o`: it depends on both.
+    pub fn with(self, v: Value, o: TVal) -> TVal {
+        TVal {
+            v,
+            deps: self.deps.union(o.deps),
+        }
+    }
+}
+
+/// What an event does, before any model gives it meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A memory read: the enumerator picks its `rf` source.
+    Read,
+    /// A memory write: it takes part in `co`.
+    Write,
+    /// A fence; its tags say which.
+    Fence,
+    /// A (conditional) branch, herd's `B`.
+    Branch,
+    /// A memory access that is neither R nor W to the enumerator, such as the LKMM's lock
+    /// events (LKR, LKW, UL, LF, RL, RU), whose `rf`/`co` the model computes itself.
+    Special,
+}
+
+/// One event of one thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EventData {
+    pub kind: Kind,
+    /// Accessed location (memory events).
+    pub loc: Option<Value>,
+    /// Value read or written (memory events).
+    pub val: Option<Value>,
+    /// herd's annotations and action classes; each becomes a set of the same name for
+    /// the cat model (`ONCE`, `ACQUIRE`, `LKR`, `X`, `A`, `L`, `Q`, `lwsync`, `DMB.ISH`,
+    /// `MFENCE`, ...).
+    pub tags: Vec<String>,
+    /// Instruction instance; `po` orders events of distinct instances only.
+    pub instr: u32,
+}
+
+/// Why a run of a thread stopped short.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The thread asked for a choice beyond the prefix it was given (internal).
+    Choose(usize),
+    /// A loop ran past the unrolling bound: the run is dropped and the test is marked.
+    Cut,
+    /// This run is impossible (e.g. a failed assumption): dropped silently.
+    Dead,
+    /// The code cannot be given a meaning.
+    Error(SemError),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SemError {
+    pub span: Option<Span>,
+    pub msg: String,
+}
+
+impl fmt::Display for SemError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self.span {
+            Some(s) => write!(f, "{}:{}: {}", s.line, s.col, self.msg),
+            None => write!(f, "{}", self.msg),
+        }
+    }
+}
+
+impl Stop {
+    pub fn error(span: Option<Span>, msg: impl Into<String>) -> Stop {
+        Stop::Error(SemError {
+            span,
+            msg: msg.into(),
+        })
+    }
+}
+
+/// One complete run of a thread with every read's value fixed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadExec {
+    pub events: Vec<EventData>,
+    /// Extra relations between this thread's events, by herd name: `addr`, `data`,
+    /// `ctrl`, `rmw`, `iico_data`, `iico_ctrl`, ...
+    pub rels: Vec<(&'static str, u32, u32)>,
+    /// Final values of registers / C locals.
+    pub regs: BTreeMap<String, Value>,
+}
+
+/// Values each location may hold, as the enumerator currently knows them.
+pub trait Domain {
+    fn values(&self, loc: LocId) -> &[Value];
+}
+
+/// Records one run of a thread and answers its reads from a fixed prefix of choices.
+pub struct Tracer<'a> {
+    choices: &'a [usize],
+    next: usize,
+    domain: &'a dyn Domain,
+    pub symbols: &'a Symbols,
+    /// Loop unrolling bound.
+    pub unroll: u32,
+    events: Vec<EventData>,
+    rels: Vec<(&'static str, u32, u32)>,
+    ctrl: Deps,
+    instr: u32,
+}
+
+/// Most events a thread may have (the width of [`Deps`]).
+pub const MAX_THREAD_EVENTS: usize = 128;
+
+impl<'a> Tracer<'a> {
+    pub fn new(choices: &'a [usize], domain: &'a dyn Domain, symbols: &'a Symbols, unroll: u32) -> Tracer<'a> {
+        Tracer {
+            choices,
+            next: 0,
+            domain,
+            symbols,
+            unroll,
+            events: Vec::new(),
+            rels: Vec::new(),
+            ctrl: Deps::NONE,
+            instr: 0,
+        }
+    }
+
+    /// Pick one of `n` alternatives (explored exhaustively by the enumerator).
+    pub fn choose(&mut self, n: usize) -> Result<usize, Stop> {
+        if n == 0 {
+            return Err(Stop::Dead);
+        }
+        if n == 1 {
+            return Ok(0);
+        }
+        match self.choices.get(self.next) {
+            Some(&c) => {
+                self.next += 1;
+                Ok(c)
+            }
+            None => Err(Stop::Choose(n)),
+        }
+    }
+
+    /// Start a new instruction instance: later events are po-after earlier ones.
+    pub fn next_instr(&mut self) {
+        self.instr += 1;
+    }
+
+    /// Add an event (in the current instruction) with its `addr`/`data` sources and the
+    /// current control dependencies; returns its index.
+    pub fn event(&mut self, ev: EventData, addr: Deps, data: Deps) -> Result<usize, Stop> {
+        let i = self.events.len();
+        if i >= MAX_THREAD_EVENTS {
+            return Err(Stop::error(None, format!("a thread has more than {MAX_THREAD_EVENTS} events")));
+        }
+        let mut ev = ev;
+        ev.instr = self.instr;
+        for d in addr.iter() {
+            self.rels.push(("addr", d as u32, i as u32));
+        }
+        for d in data.iter() {
+            self.rels.push(("data", d as u32, i as u32));
+        }
+        for d in self.ctrl.iter() {
+            self.rels.push(("ctrl", d as u32, i as u32));
+        }
+        self.events.push(ev);
+        Ok(i)
+    }
+
+    /// A memory read of `loc`; its value is chosen among those the location may hold.
+    pub fn read(&mut self, loc: TVal, tags: &[&str]) -> Result<(usize, TVal), Stop> {
+        let l = match loc.v {
+            Value::Addr(l) => l,
+            Value::Int(i) => return Err(Stop::error(None, format!("read from non-address {i}"))),
+        };
+        let vals = self.domain.values(l);
+        let k = self.choose(vals.len())?;
+        let v = vals[k];
+        let ev = EventData {
+            kind: Kind::Read,
+            loc: Some(loc.v),
+            val: Some(v),
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            instr: 0,
+        };
+        let i = self.event(ev, loc.deps, Deps::NONE)?;
+        Ok((i, TVal { v, deps: Deps::one(i) }))
+    }
+
+    /// A memory write of `val` to `loc`.
+    pub fn write(&mut self, loc: TVal, val: TVal, tags: &[&str]) -> Result<usize, Stop> {
+        if let Value::Int(i) = loc.v {
+            return Err(Stop::error(None, format!("write to non-address {i}")));
+        }
+        let ev = EventData {
+            kind: Kind::Write,
+            loc: Some(loc.v),
+            val: Some(val.v),
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            instr: 0,
+        };
+        self.event(ev, loc.deps, val.deps)
+    }
+
+    /// A fence with the given tags.
+    pub fn fence(&mut self, tags: &[&str]) -> Result<usize, Stop> {
+        let ev = EventData {
+            kind: Kind::Fence,
+            loc: None,
+            val: None,
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            instr: 0,
+        };
+        self.event(ev, Deps::NONE, Deps::NONE)
+    }
+
+    /// A conditional branch on `cond`: every later event is ctrl-dependent on its reads.
+    pub fn branch(&mut self, cond: Deps, tags: &[&str]) -> Result<usize, Stop> {
+        let ev = EventData {
+            kind: Kind::Branch,
+            loc: None,
+            val: None,
+            tags: tags.iter().map(|s| s.to_string()).collect(),
+            instr: 0,
+        };
+        let i = self.event(ev, Deps::NONE, cond)?;
+        // The branch's own inputs feed it as data; later events depend on it by ctrl.
+        self.ctrl = self.ctrl.union(cond);
+        Ok(i)
+    }
+
+    /// Add control dependencies without a branch event.
+    pub fn add_ctrl(&mut self, cond: Deps) {
+        self.ctrl = self.ctrl.union(cond);
+    }
+
+    /// Relate two of this thread's events by a named relation (`rmw`, `iico_data`, ...).
+    pub fn relate(&mut self, name: &'static str, a: usize, b: usize) {
+        self.rels.push((name, a as u32, b as u32));
+    }
+
+    pub fn events(&self) -> &[EventData] {
+        &self.events
+    }
+    pub fn events_mut(&mut self) -> &mut [EventData] {
+        &mut self.events
+    }
+
+    /// The run is complete: package it.
+    pub fn finish(self, regs: BTreeMap<String, Value>) -> ThreadExec {
+        let mut rels = self.rels;
+        rels.sort();
+        rels.dedup();
+        ThreadExec {
+            events: self.events,
+            rels,
+            regs,
+        }
+    }
+}
+
+/// Initial state a thread's semantics needs: register/local values from `init`, and the
+/// shared symbol table.
+pub struct ThreadInit<'a> {
+    pub arch: crate::litmus::ast::Arch,
+    pub proc: u32,
+    /// `proc:reg = value` entries of the init block for this thread.
+    pub regs: BTreeMap<String, Value>,
+    pub symbols: &'a Symbols,
+}
