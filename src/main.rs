@@ -1,3 +1,8 @@
+//! The `litmus` command line.
+
+mod cli;
+
 fn main() {
-    println!("litmus");
+    let code = cli::main(std::env::args().collect());
+    std::process::exit(code);
 }

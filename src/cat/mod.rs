@@ -106,3 +106,9 @@ impl Model {
         Ok(())
     }
 }
+
+/// Read a herd7 `.cfg` file: the model options and the macro file it names.
+/// (Placeholder until the interpreter's config module lands.)
+pub fn load_cfg(path: &std::path::Path) -> Result<(ModelOptions, Option<String>), CatError> {
+    Err(CatError { file: path.display().to_string(), line: 0, col: 0, msg: "cfg files not supported yet".into() })
+}

@@ -1,1 +1,247 @@
-//! outcome
+//! Stage 5: outcomes. Runs the model on every candidate and gathers what herd reports:
+//! the final states of consistent executions, how many satisfy the condition, the flags.
+
+pub mod cond;
+
+use crate::cat::{Model, Verdict};
+use crate::exec::{Candidate, EngineError, Program, candidate, threads};
+use crate::litmus::ast::{LocRef, Quantifier, Test};
+use crate::sem::{Symbols, Value, c::Macros};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+/// How to run a test.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Loop unrolling bound (herd's `-unroll`).
+    pub unroll: u32,
+    /// Stop at the first execution that settles the condition (herd's `-speedcheck`).
+    pub speedcheck: bool,
+    /// Give up when this instant passes.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            unroll: 2,
+            speedcheck: false,
+            deadline: None,
+        }
+    }
+}
+
+/// A final state: the observed locations' values, in display order.
+pub type State = Vec<(LocRef, Value)>;
+
+/// herd's answer for one test under one model.
+#[derive(Clone, Debug)]
+pub struct Judgement {
+    pub name: String,
+    pub model: String,
+    pub quant: Quantifier,
+    pub states: BTreeSet<State>,
+    /// Consistent executions that satisfy / do not satisfy the condition's proposition.
+    pub sat: usize,
+    pub unsat: usize,
+    pub flags: BTreeSet<String>,
+    /// A loop bound cut some runs off.
+    pub cut: bool,
+    pub candidates: usize,
+    pub symbols: Symbols,
+    pub elapsed: Duration,
+    /// For a forbidden condition: why the first candidate that satisfied it was rejected.
+    pub forbidden_by: Option<Explanation>,
+}
+
+/// The check that rejected a candidate that would have satisfied the condition.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub check: String,
+    /// The cycle, as event descriptions.
+    pub cycle: Vec<String>,
+}
+
+impl Judgement {
+    /// herd's `Ok`/`No`.
+    pub fn ok(&self) -> bool {
+        match self.quant {
+            Quantifier::Exists => self.sat > 0,
+            Quantifier::NotExists => self.sat == 0,
+            Quantifier::Forall => self.unsat == 0,
+        }
+    }
+    /// herd's Observation word.
+    pub fn observation(&self) -> &'static str {
+        if self.sat == 0 {
+            "Never"
+        } else if self.unsat == 0 {
+            "Always"
+        } else {
+            "Sometimes"
+        }
+    }
+    /// herd's Positive/Negative witness counts (swapped for `~exists`).
+    pub fn witnesses(&self) -> (usize, usize) {
+        match self.quant {
+            Quantifier::NotExists => (self.unsat, self.sat),
+            _ => (self.sat, self.unsat),
+        }
+    }
+}
+
+/// Judge one test under one model.
+pub fn judge(test: &Test, model: &Model, macros: Option<&Macros>, opts: &Options) -> Result<Judgement, EngineError> {
+    let start = Instant::now();
+    let prog = Program::new(test, macros)?;
+    let runs = threads::enumerate(&prog, opts.unroll)?;
+    let shown = shown_locations(test);
+    let mut j = Judgement {
+        name: test.name.clone(),
+        model: model.name.clone(),
+        quant: test.condition.quant,
+        states: BTreeSet::new(),
+        sat: 0,
+        unsat: 0,
+        flags: BTreeSet::new(),
+        cut: runs.cut,
+        candidates: 0,
+        symbols: prog.symbols.clone(),
+        elapsed: Duration::ZERO,
+        forbidden_by: None,
+    };
+    let mut err = None;
+    let mut timed_out = false;
+    let visited = candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
+        if let Some(d) = opts.deadline
+            && Instant::now() > d
+        {
+            timed_out = true;
+            return false;
+        }
+        let look = |l: &LocRef| lookup(&prog, c, l);
+        if let Some(f) = &test.filter
+            && !cond::eval(f, &look, &prog.symbols)
+        {
+            return true;
+        }
+        let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
+        let mut keep = true;
+        let res = model.run(&c.prims, &mut |v: Verdict| {
+            match &v.failed {
+                None => {
+                    j.flags.extend(v.flags.iter().cloned());
+                    if sat {
+                        j.sat += 1;
+                    } else {
+                        j.unsat += 1;
+                    }
+                    j.states.insert(shown.iter().map(|l| (l.clone(), look(l))).collect());
+                    if opts.speedcheck && settles(test.condition.quant, sat) {
+                        keep = false;
+                    }
+                }
+                Some(f) if sat && j.forbidden_by.is_none() => {
+                    j.forbidden_by = Some(Explanation {
+                        check: f.name.clone(),
+                        cycle: f
+                            .cycle
+                            .as_ref()
+                            .map(|cy| cy.iter().map(|&e| describe(c, e)).collect())
+                            .unwrap_or_default(),
+                    });
+                }
+                Some(_) => {}
+            }
+            keep
+        });
+        if let Err(e) = res {
+            err = Some(e);
+            return false;
+        }
+        keep
+    });
+    if let Some(e) = err {
+        return Err(EngineError::new(e.to_string()));
+    }
+    if timed_out {
+        return Err(EngineError::new(format!("timed out after {:.1}s", start.elapsed().as_secs_f64())));
+    }
+    j.candidates = visited;
+    j.elapsed = start.elapsed();
+    Ok(j)
+}
+
+/// Whether one execution with this truth value settles the condition.
+fn settles(q: Quantifier, sat: bool) -> bool {
+    match q {
+        Quantifier::Exists | Quantifier::NotExists => sat,
+        Quantifier::Forall => !sat,
+    }
+}
+
+/// A location's final value in a candidate.
+fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
+    match l {
+        LocRef::Reg { proc, reg } => {
+            let Some(t) = p.test.threads.iter().position(|t| t.proc() == *proc) else {
+                return Value::ZERO;
+            };
+            c.runs[t]
+                .regs
+                .get(reg)
+                .or_else(|| p.thread_regs[t].get(reg))
+                .copied()
+                .unwrap_or(Value::ZERO)
+        }
+        LocRef::Global(g) => {
+            let Some(id) = p.symbols.get(g) else {
+                return Value::ZERO;
+            };
+            c.final_mem
+                .iter()
+                .find(|(l, _)| *l == id)
+                .map(|(_, v)| *v)
+                .unwrap_or(p.init_mem[id.0 as usize])
+        }
+    }
+}
+
+/// A short description of event `e` for explanations: `P1:R x=0`.
+fn describe(c: &Candidate, e: usize) -> String {
+    let ev = &c.prims.events[e];
+    let who = ev.proc.map(|p| format!("P{p}")).unwrap_or_else(|| "init".into());
+    let what = match ev.kind {
+        crate::sem::Kind::Read => "R",
+        crate::sem::Kind::Write => "W",
+        crate::sem::Kind::Fence => "F",
+        crate::sem::Kind::Branch => "B",
+        crate::sem::Kind::Special => "M",
+    };
+    let loc = ev.loc.map(|v| c.prims.symbols.show(v)).unwrap_or_default();
+    let val = ev.val.map(|v| format!("={}", c.prims.symbols.show(v))).unwrap_or_default();
+    let tags = if ev.tags.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]", ev.tags.join(","))
+    };
+    format!("{who}:{what}{tags} {loc}{val}").trim_end().to_string()
+}
+
+/// The locations shown in each final state: `locations [...]` and the condition's, with
+/// registers first (by thread, then name) and memory after, as herd lists them.
+pub fn shown_locations(test: &Test) -> Vec<LocRef> {
+    let mut set: BTreeMap<(u8, u32, String), LocRef> = BTreeMap::new();
+    let mut add = |l: &LocRef| {
+        let key = match l {
+            LocRef::Reg { proc, reg } => (0, *proc, reg.clone()),
+            LocRef::Global(g) => (1, 0, g.clone()),
+        };
+        set.insert(key, l.clone());
+    };
+    for l in &test.locations {
+        add(l);
+    }
+    crate::exec::program::prop_locs(&test.condition.prop, &mut add);
+    set.into_values().collect()
+}

@@ -1,0 +1,209 @@
+//! `litmus check`: judge a batch of tests under one or more models.
+
+use super::models::{self, Loaded};
+use super::{CheckArgs, diag, litmus_files};
+use litmus::litmus::ast::Test;
+use litmus::outcome::{self, Judgement, Options};
+use litmus::report;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Which models a run uses.
+enum Choice {
+    /// The test's architecture picks a shipped model.
+    ByArch,
+    /// These shipped models, by name.
+    Named(Vec<&'static str>),
+    /// A user model from files.
+    Files,
+}
+
+/// One test's result under one model.
+enum Cell {
+    Done(Box<Judgement>),
+    Failed(String),
+}
+
+pub fn run(a: &CheckArgs) -> i32 {
+    if let Some(j) = a.jobs {
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+    }
+    let mut status = 0;
+    // Models.
+    let user = match models::load_files(a) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("{e}");
+            return 2;
+        }
+    };
+    let choice = match (&user, &a.model) {
+        (Some(_), _) => Choice::Files,
+        (None, None) => Choice::ByArch,
+        (None, Some(m)) if m == "all" => Choice::Named(models::all_names()),
+        (None, Some(m)) => {
+            let mut names = Vec::new();
+            for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match models::canonical(n) {
+                    Some(c) => names.push(c),
+                    None => {
+                        eprintln!(
+                            "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
+                            models::all_names().join(", ")
+                        );
+                        return 2;
+                    }
+                }
+            }
+            Choice::Named(names)
+        }
+    };
+
+    // Tests.
+    let files = litmus_files(&a.paths);
+    let parsed: Vec<(PathBuf, Result<Test, String>)> =
+        files.par_iter().map(|f| (f.clone(), diag::load_test(f))).collect();
+    let mut tests = Vec::new();
+    for (f, r) in parsed {
+        match r {
+            Ok(t) => tests.push((f, t)),
+            Err(e) => {
+                eprintln!("{e}");
+                status = 2;
+            }
+        }
+    }
+
+    // Load every shipped model the batch needs, once.
+    let needed: Vec<&'static str> = match &choice {
+        Choice::Named(n) => n.clone(),
+        Choice::ByArch => {
+            let mut v: Vec<&'static str> = tests.iter().map(|(_, t)| models::default_for(t.arch)).collect();
+            v.sort();
+            v.dedup();
+            v
+        }
+        Choice::Files => Vec::new(),
+    };
+    let mut loaded: BTreeMap<&'static str, Loaded> = BTreeMap::new();
+    for n in needed {
+        match models::load_shipped(n, a) {
+            Ok(m) => {
+                loaded.insert(n, m);
+            }
+            Err(e) => {
+                eprintln!("error: model {n}: {e}");
+                return 2;
+            }
+        }
+    }
+    let columns: Vec<String> = match &choice {
+        Choice::Named(n) => n.iter().map(|s| s.to_string()).collect(),
+        Choice::ByArch => vec!["default".into()],
+        Choice::Files => vec![user.as_ref().map(|u| u.label.clone()).unwrap_or_default()],
+    };
+
+    let opts = Options {
+        unroll: a.unroll,
+        speedcheck: a.speedcheck,
+        deadline: None,
+    };
+    let timeout = a.timeout.map(Duration::from_secs_f64);
+    let results: Vec<Vec<Cell>> = tests
+        .par_iter()
+        .map(|(_, t)| {
+            let models: Vec<&Loaded> = match &choice {
+                Choice::Named(n) => n.iter().map(|k| &loaded[k]).collect(),
+                Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
+                Choice::Files => vec![user.as_ref().expect("files model")],
+            };
+            models.into_iter().map(|m| judge_one(t, m, &opts, timeout)).collect()
+        })
+        .collect();
+
+    let format = match a.format.as_str() {
+        "auto" if columns.len() > 1 => "table",
+        "auto" => "herd",
+        f => f,
+    };
+    for ((f, _), row) in tests.iter().zip(&results) {
+        for c in row {
+            if let Cell::Failed(e) = c {
+                eprintln!("error: {}: {e}", f.display());
+                status = 2;
+            }
+        }
+    }
+    match format {
+        "herd" => {
+            for ((_, t), row) in tests.iter().zip(&results) {
+                for c in row {
+                    if let Cell::Done(j) = c {
+                        print!("{}", report::herd::block(t, j));
+                        if a.explain {
+                            print!("{}", report::explain(t, j));
+                        }
+                        println!();
+                    }
+                }
+            }
+        }
+        "table" => {
+            let rows: Vec<(String, Vec<Option<&Judgement>>)> = tests
+                .iter()
+                .zip(&results)
+                .map(|((_, t), row)| {
+                    let cells = row
+                        .iter()
+                        .map(|c| match c {
+                            Cell::Done(j) => Some(j.as_ref()),
+                            Cell::Failed(_) => None,
+                        })
+                        .collect();
+                    (t.name.clone(), cells)
+                })
+                .collect();
+            print!("{}", report::table::render(&columns, &rows));
+        }
+        "json" => {
+            for ((f, t), row) in tests.iter().zip(&results) {
+                for c in row {
+                    if let Cell::Done(j) = c {
+                        println!("{}", report::json::line(&f.display().to_string(), t, j));
+                    }
+                }
+            }
+        }
+        other => {
+            eprintln!("error: unknown format `{other}` (herd, table, json)");
+            return 2;
+        }
+    }
+    status
+}
+
+fn judge_one(t: &Test, m: &Loaded, opts: &Options, timeout: Option<Duration>) -> Cell {
+    if let Some(arches) = &m.arches
+        && !arches.contains(&t.arch)
+    {
+        let names: Vec<&str> = arches.iter().map(|a| a.name()).collect();
+        return Cell::Failed(format!(
+            "model {} covers {}, but test {} is {}",
+            m.label,
+            names.join(", "),
+            t.name,
+            t.arch.name()
+        ));
+    }
+    let mut o = opts.clone();
+    o.deadline = timeout.map(|d| Instant::now() + d);
+    match outcome::judge(t, &m.model, m.macros.as_ref(), &o) {
+        Ok(mut j) => {
+            j.model = m.label.clone();
+            Cell::Done(Box::new(j))
+        }
+        Err(e) => Cell::Failed(e.to_string()),
+    }
+}

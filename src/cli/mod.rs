@@ -1,0 +1,148 @@
+//! Command-line front end: argument parsing (herd7's single-dash options accepted), file
+//! walking, and dispatch to the subcommands.
+
+mod check;
+mod diag;
+mod models;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[command(name = "litmus", version, about = "Can this outcome happen? Judge litmus tests under memory models, as herd7 does.")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Judge tests under one or more models and report which final states each allows.
+    Check(CheckArgs),
+    /// Parse tests and print them back in canonical herd syntax.
+    Parse {
+        /// Litmus files, or folders searched for `*.litmus`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+}
+
+#[derive(Args, Clone)]
+pub struct CheckArgs {
+    /// Litmus files, or folders searched for `*.litmus`.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Model(s): lkmm, x86tso, armv8, power (aliases: linux-kernel, tso, aarch64, arm64, ppc,
+    /// powerpc), a comma-separated list, or `all`. Default: the test's architecture picks.
+    #[arg(long, short = 'm')]
+    pub model: Option<String>,
+    /// A herd7 configuration file (`-conf linux-kernel.cfg`).
+    #[arg(long)]
+    pub conf: Option<PathBuf>,
+    /// A cat model file (herd7's `-model`).
+    #[arg(long = "cat")]
+    pub cat: Option<PathBuf>,
+    /// A bell file (herd7's `-bell`).
+    #[arg(long)]
+    pub bell: Option<PathBuf>,
+    /// A macro file for C tests (herd7's `-macros`).
+    #[arg(long)]
+    pub macros: Option<PathBuf>,
+    /// Model variants (herd7's `-variant`), comma-separated.
+    #[arg(long)]
+    pub variant: Vec<String>,
+    /// Folders searched for included cat files.
+    #[arg(short = 'I', long = "include")]
+    pub include: Vec<PathBuf>,
+    /// Loop unrolling bound.
+    #[arg(long, default_value_t = 2)]
+    pub unroll: u32,
+    /// Output: herd (herd7's blocks), table (tests × models), json.
+    #[arg(long, default_value = "auto")]
+    pub format: String,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    pub jobs: Option<usize>,
+    /// Seconds allowed per test; a test over it is reported as timed out.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Stop at the first execution that settles the condition.
+    #[arg(long)]
+    pub speedcheck: bool,
+    /// Explain forbidden outcomes: the axiom and the cycle that rule them out.
+    #[arg(long)]
+    pub explain: bool,
+}
+
+/// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
+fn herd_style(args: Vec<String>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| match a.as_str() {
+            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck" => format!("-{a}"),
+            "-model" | "-cat" => "--cat".into(),
+            _ => a,
+        })
+        .collect()
+}
+
+pub fn main(args: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(herd_style(args)) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match cli.cmd {
+        Cmd::Check(a) => check::run(&a),
+        Cmd::Parse { paths } => parse_cmd(&paths),
+    }
+}
+
+/// Expand folders into their `*.litmus` files (sorted); keep files as given.
+pub fn litmus_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found);
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|x| x == "litmus") {
+            out.push(p);
+        }
+    }
+}
+
+fn parse_cmd(paths: &[PathBuf]) -> i32 {
+    let files = litmus_files(paths);
+    let (mut ok, mut bad) = (0usize, 0usize);
+    for f in &files {
+        match diag::load_test(f) {
+            Ok(t) => {
+                ok += 1;
+                print!("{}", litmus::litmus::print(&t));
+                println!();
+            }
+            Err(msg) => {
+                bad += 1;
+                eprintln!("{msg}");
+            }
+        }
+    }
+    eprintln!("parsed {ok} of {} files, {bad} failed", files.len());
+    if bad > 0 { 2 } else { 0 }
+}

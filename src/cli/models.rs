@@ -1,0 +1,157 @@
+//! Which model judges a test: shipped models by name, or herd7-style files.
+
+use super::CheckArgs;
+use litmus::cat::{Model, ModelOptions, load_cfg};
+use litmus::litmus::ast::Arch;
+use litmus::sem::c::Macros;
+use std::path::Path;
+
+/// A model ready to judge tests.
+pub struct Loaded {
+    /// How reports name it (`lkmm`, `power`, or the cat file's name).
+    pub label: String,
+    pub model: Model,
+    pub macros: Option<Macros>,
+    /// Architectures it covers; `None` for user files (trusted to know).
+    pub arches: Option<Vec<Arch>>,
+}
+
+struct Shipped {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    cat: &'static str,
+    bell: Option<&'static str>,
+    macros: Option<&'static str>,
+    arches: &'static [Arch],
+}
+
+const SHIPPED: &[Shipped] = &[
+    Shipped {
+        name: "lkmm",
+        aliases: &["linux-kernel", "linux", "lk", "kernel"],
+        cat: "lkmm.cat",
+        bell: Some("lkmm.bell"),
+        macros: Some("lkmm.def"),
+        arches: &[Arch::C],
+    },
+    Shipped {
+        name: "x86tso",
+        aliases: &["tso", "x86", "x86-tso", "x86_64"],
+        cat: "x86tso.cat",
+        bell: None,
+        macros: None,
+        arches: &[Arch::X86, Arch::X86_64],
+    },
+    Shipped {
+        name: "armv8",
+        aliases: &["aarch64", "arm64", "arm", "armv8-a"],
+        cat: "armv8.cat",
+        bell: None,
+        macros: None,
+        arches: &[Arch::AArch64],
+    },
+    Shipped {
+        name: "power",
+        aliases: &["ppc", "powerpc", "power7"],
+        cat: "power.cat",
+        bell: None,
+        macros: None,
+        arches: &[Arch::PPC],
+    },
+];
+
+/// The shipped model's canonical name for `name` or an alias.
+pub fn canonical(name: &str) -> Option<&'static str> {
+    let n = name.to_ascii_lowercase();
+    SHIPPED
+        .iter()
+        .find(|s| s.name == n || s.aliases.contains(&n.as_str()))
+        .map(|s| s.name)
+}
+
+/// Every shipped model's name, in table order.
+pub fn all_names() -> Vec<&'static str> {
+    SHIPPED.iter().map(|s| s.name).collect()
+}
+
+/// The shipped model herd7 would pick for a test's architecture.
+pub fn default_for(arch: Arch) -> &'static str {
+    SHIPPED.iter().find(|s| s.arches.contains(&arch)).map(|s| s.name).unwrap_or("lkmm")
+}
+
+fn lkmm_macros() -> Result<Macros, String> {
+    Macros::parse(include_str!("../../cat/lkmm.def")).map_err(|e| format!("shipped lkmm.def: {e}"))
+}
+
+pub fn load_shipped(name: &str, a: &CheckArgs) -> Result<Loaded, String> {
+    let s = SHIPPED
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("unknown model `{name}` (known: {})", all_names().join(", ")))?;
+    let opts = ModelOptions {
+        cat: s.cat.to_string(),
+        bell: s.bell.map(str::to_string),
+        variants: a.variant.clone(),
+        include_dirs: a.include.clone(),
+    };
+    let model = Model::load(&opts).map_err(|e| e.to_string())?;
+    let macros = match s.macros {
+        Some(_) => Some(lkmm_macros()?),
+        None => None,
+    };
+    Ok(Loaded {
+        label: s.name.to_string(),
+        model,
+        macros,
+        arches: Some(s.arches.to_vec()),
+    })
+}
+
+/// A model from `--conf`, or `--cat` (+ `--bell`, `--macros`).
+pub fn load_files(a: &CheckArgs) -> Result<Option<Loaded>, String> {
+    let (mut opts, mut macros_path) = match &a.conf {
+        Some(c) => {
+            let (o, m) = load_cfg(c).map_err(|e| e.to_string())?;
+            (o, m.map(std::path::PathBuf::from))
+        }
+        None => (ModelOptions::default(), None),
+    };
+    if let Some(c) = &a.cat {
+        opts.cat = c.display().to_string();
+    }
+    if let Some(b) = &a.bell {
+        opts.bell = Some(b.display().to_string());
+    }
+    if let Some(m) = &a.macros {
+        macros_path = Some(m.clone());
+    }
+    if opts.cat.is_empty() {
+        return Ok(None);
+    }
+    opts.variants.extend(a.variant.iter().flat_map(|v| v.split(',').map(str::to_string)));
+    opts.include_dirs.extend(a.include.iter().cloned());
+    let model = Model::load(&opts).map_err(|e| e.to_string())?;
+    let macros = match macros_path {
+        Some(p) => Some(read_macros(&p, &opts.include_dirs)?),
+        None => Some(lkmm_macros()?),
+    };
+    let label = Path::new(&opts.cat)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| opts.cat.clone());
+    Ok(Some(Loaded {
+        label,
+        model,
+        macros,
+        arches: None,
+    }))
+}
+
+fn read_macros(p: &Path, dirs: &[std::path::PathBuf]) -> Result<Macros, String> {
+    let found = std::iter::once(p.to_path_buf())
+        .chain(dirs.iter().map(|d| d.join(p)))
+        .find(|c| c.is_file())
+        .ok_or_else(|| format!("error: macro file {} not found", p.display()))?;
+    let text = std::fs::read_to_string(&found).map_err(|e| format!("error: {}: {e}", found.display()))?;
+    Macros::parse(&text).map_err(|e| format!("error: {}: {e}", found.display()))
+}

@@ -1,0 +1,247 @@
+//! Candidate executions: one run per thread, an rf source for every read, and a final
+//! write for every observed location. Coherence is the model's business (`with co from`).
+
+use super::program::Program;
+use super::threads::ThreadRuns;
+use crate::cat::{EventInfo, Primitives};
+use crate::rel::{Rel, Set};
+use crate::sem::{Kind, LocId, ThreadExec, Value};
+use std::collections::HashMap;
+
+/// One candidate, as handed to the model and to the outcome.
+pub struct Candidate<'a> {
+    pub prims: Primitives<'a>,
+    /// The run of each thread.
+    pub runs: Vec<&'a ThreadExec>,
+    /// Final value of each observed location.
+    pub final_mem: Vec<(LocId, Value)>,
+}
+
+/// Relations every model may name even when no event has them.
+const THREAD_RELS: [&str; 6] = ["addr", "data", "ctrl", "rmw", "iico_data", "iico_ctrl"];
+
+/// Call `f` on every candidate until it returns false. Returns how many were visited.
+pub fn for_each(p: &Program, tr: &ThreadRuns, f: &mut dyn FnMut(&Candidate) -> bool) -> usize {
+    let nthreads = tr.runs.len();
+    if tr.runs.iter().any(|r| r.is_empty()) {
+        return 0;
+    }
+    let observed = p.observed_globals();
+    let mut visited = 0usize;
+    let mut pick = vec![0usize; nthreads];
+    loop {
+        let runs: Vec<&ThreadExec> = pick.iter().enumerate().map(|(t, &k)| &tr.runs[t][k]).collect();
+        if !combo(p, &runs, &observed, f, &mut visited) {
+            return visited;
+        }
+        // Odometer over the threads' runs.
+        let mut t = 0;
+        loop {
+            if t == nthreads {
+                return visited;
+            }
+            pick[t] += 1;
+            if pick[t] < tr.runs[t].len() {
+                break;
+            }
+            pick[t] = 0;
+            t += 1;
+        }
+    }
+}
+
+/// All candidates of one combination of runs; false when `f` asked to stop.
+fn combo(
+    p: &Program,
+    runs: &[&ThreadExec],
+    observed: &[LocId],
+    f: &mut dyn FnMut(&Candidate) -> bool,
+    visited: &mut usize,
+) -> bool {
+    let nloc = p.symbols.len();
+    // Events: the initial writes first, then each thread's in order.
+    let mut events: Vec<EventInfo> = (0..nloc)
+        .map(|l| EventInfo {
+            proc: None,
+            kind: Kind::Write,
+            loc: Some(Value::Addr(LocId(l as u32))),
+            val: Some(p.init_mem[l]),
+            tags: Vec::new(),
+        })
+        .collect();
+    let mut instr = vec![0u32; nloc];
+    let mut offsets = Vec::with_capacity(runs.len());
+    for (t, r) in runs.iter().enumerate() {
+        offsets.push(events.len());
+        let proc = p.test.threads[t].proc();
+        for e in &r.events {
+            events.push(EventInfo {
+                proc: Some(proc),
+                kind: e.kind,
+                loc: e.loc,
+                val: e.val,
+                tags: e.tags.clone(),
+            });
+            instr.push(e.instr);
+        }
+    }
+    let n = events.len();
+
+    // rf sources of each read: writes to the same location with the value it read.
+    let mut reads: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        if e.kind != Kind::Read {
+            continue;
+        }
+        let srcs: Vec<usize> = events
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.kind == Kind::Write && w.loc == e.loc && w.val == e.val)
+            .map(|(j, _)| j)
+            .collect();
+        if srcs.is_empty() {
+            return true;
+        }
+        reads.push((i, srcs));
+    }
+
+    // Final-write choices of each observed location: the po-last writes of each thread,
+    // or the initial write when no thread writes it.
+    let mut finals: Vec<(LocId, Vec<usize>)> = Vec::new();
+    for &l in observed {
+        let loc = Some(Value::Addr(l));
+        let mut last: Vec<usize> = Vec::new();
+        for (t, r) in runs.iter().enumerate() {
+            if let Some(k) = r.events.iter().rposition(|e| e.kind == Kind::Write && e.loc == loc) {
+                last.push(offsets[t] + k);
+            }
+        }
+        if last.is_empty() {
+            last.push(l.0 as usize);
+        }
+        finals.push((l, last));
+    }
+
+    let base = base_primitives(p, &events, &instr, runs, &offsets);
+    let mut rf_pick = vec![0usize; reads.len()];
+    loop {
+        let mut rf = Rel::empty(n);
+        for (k, (r, srcs)) in reads.iter().enumerate() {
+            rf.insert(srcs[rf_pick[k]], *r);
+        }
+        let mut fw_pick = vec![0usize; finals.len()];
+        loop {
+            let mut fw = Set::empty(n);
+            let mut final_mem = Vec::with_capacity(finals.len());
+            for (k, (l, ws)) in finals.iter().enumerate() {
+                let w = ws[fw_pick[k]];
+                if w >= nloc {
+                    fw.insert(w);
+                }
+                final_mem.push((*l, events[w].val.unwrap_or(Value::ZERO)));
+            }
+            let mut sets = base.0.clone();
+            sets.insert("FW".into(), fw);
+            let mut rels = base.1.clone();
+            rels.insert("rf".into(), rf.clone());
+            let cand = Candidate {
+                prims: Primitives {
+                    n,
+                    events: &events,
+                    symbols: &p.symbols,
+                    sets,
+                    rels,
+                },
+                runs: runs.to_vec(),
+                final_mem,
+            };
+            *visited += 1;
+            if !f(&cand) {
+                return false;
+            }
+            if !advance(&mut fw_pick, |k| finals[k].1.len()) {
+                break;
+            }
+        }
+        if !advance(&mut rf_pick, |k| reads[k].1.len()) {
+            return true;
+        }
+    }
+}
+
+/// Odometer step; false when it wrapped around.
+fn advance(pick: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for k in 0..pick.len() {
+        pick[k] += 1;
+        if pick[k] < len(k) {
+            return true;
+        }
+        pick[k] = 0;
+    }
+    false
+}
+
+type Base = (HashMap<String, Set>, HashMap<String, Rel>);
+
+/// The sets and relations that do not depend on rf or the final writes.
+fn base_primitives(p: &Program, events: &[EventInfo], instr: &[u32], runs: &[&ThreadExec], offsets: &[usize]) -> Base {
+    let n = events.len();
+    let nloc = p.symbols.len();
+    let mut sets: HashMap<String, Set> = HashMap::new();
+    let of = |k: Kind| Set::from_iter(n, (0..n).filter(|&i| events[i].kind == k));
+    let r = of(Kind::Read);
+    let w = of(Kind::Write);
+    let special = of(Kind::Special);
+    sets.insert("M".into(), r.union(&w).union(&special));
+    sets.insert("R".into(), r);
+    sets.insert("W".into(), w);
+    sets.insert("F".into(), of(Kind::Fence));
+    sets.insert("B".into(), of(Kind::Branch));
+    sets.insert("IW".into(), Set::from_iter(n, 0..nloc));
+    sets.insert("_".into(), Set::full(n));
+    for (i, e) in events.iter().enumerate() {
+        for t in &e.tags {
+            sets.entry(t.clone()).or_insert_with(|| Set::empty(n)).insert(i);
+        }
+    }
+
+    let mut rels: HashMap<String, Rel> = HashMap::new();
+    rels.insert("id".into(), Rel::identity(&Set::full(n)));
+    let mut po = Rel::empty(n);
+    let mut int = Rel::empty(n);
+    let mut same = Rel::empty(n);
+    let mut loc = Rel::empty(n);
+    for a in 0..n {
+        for b in 0..n {
+            let (ea, eb) = (&events[a], &events[b]);
+            if ea.proc.is_some() && ea.proc == eb.proc {
+                int.insert(a, b);
+                if instr[a] < instr[b] {
+                    po.insert(a, b);
+                } else if instr[a] == instr[b] {
+                    same.insert(a, b);
+                }
+            }
+            if ea.loc.is_some() && ea.loc == eb.loc {
+                loc.insert(a, b);
+            }
+        }
+    }
+    let ext = int.complement().diff(&Rel::identity(&Set::full(n)));
+    rels.insert("po".into(), po);
+    rels.insert("int".into(), int);
+    rels.insert("ext".into(), ext);
+    rels.insert("same-instance".into(), same);
+    rels.insert("loc".into(), loc);
+    for name in THREAD_RELS {
+        rels.insert(name.into(), Rel::empty(n));
+    }
+    for (t, run) in runs.iter().enumerate() {
+        for &(name, a, b) in &run.rels {
+            rels.entry(name.into())
+                .or_insert_with(|| Rel::empty(n))
+                .insert(offsets[t] + a as usize, offsets[t] + b as usize);
+        }
+    }
+    (sets, rels)
+}

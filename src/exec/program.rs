@@ -1,0 +1,215 @@
+//! A test made ready to run: its locations interned, its initial state, and one semantic
+//! function per thread.
+
+use crate::litmus::ast::{Arch, InitEntry, LocRef, Operand, Prop, Test, Thread, ValueLit};
+use crate::sem::{self, Stop, Symbols, ThreadInit, Tracer, Value, c::Macros};
+use std::collections::BTreeMap;
+
+/// Why a test cannot be run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineError {
+    pub msg: String,
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+impl EngineError {
+    pub fn new(msg: impl Into<String>) -> EngineError {
+        EngineError { msg: msg.into() }
+    }
+}
+
+pub struct Program<'t> {
+    pub test: &'t Test,
+    pub symbols: Symbols,
+    /// Initial value of every memory location (0 unless the init block says otherwise).
+    pub init_mem: Vec<Value>,
+    pub thread_regs: Vec<BTreeMap<String, Value>>,
+    pub macros: Option<&'t Macros>,
+}
+
+impl<'t> Program<'t> {
+    pub fn new(test: &'t Test, macros: Option<&'t Macros>) -> Result<Program<'t>, EngineError> {
+        let mut symbols = Symbols::default();
+        collect_symbols(test, &mut symbols);
+        let value = |v: &ValueLit, symbols: &Symbols| match v {
+            ValueLit::Int(i) => Value::Int(*i),
+            ValueLit::Addr { name, .. } => Value::Addr(symbols.get(name).expect("interned")),
+        };
+        let mut init_mem = vec![Value::ZERO; symbols.len()];
+        let mut thread_regs = vec![BTreeMap::new(); test.threads.len()];
+        for InitEntry { loc, value: v, .. } in &test.init {
+            let Some(v) = v else { continue };
+            let v = value(v, &symbols);
+            match loc {
+                LocRef::Global(g) => init_mem[symbols.get(g).expect("interned").0 as usize] = v,
+                LocRef::Reg { proc, reg } => {
+                    let idx = test
+                        .threads
+                        .iter()
+                        .position(|t| t.proc() == *proc)
+                        .ok_or_else(|| EngineError::new(format!("init names thread {proc}, which the test does not have")))?;
+                    thread_regs[idx].insert(reg.clone(), v);
+                }
+            }
+        }
+        if test.arch == Arch::C && macros.is_none() {
+            return Err(EngineError::new("C tests need a macro (.def) file"));
+        }
+        Ok(Program {
+            test,
+            symbols,
+            init_mem,
+            thread_regs,
+            macros,
+        })
+    }
+
+    /// Run thread `idx` once against `t`.
+    pub fn run_thread(&self, idx: usize, t: &mut Tracer) -> Result<BTreeMap<String, Value>, Stop> {
+        let thread = &self.test.threads[idx];
+        let init = ThreadInit {
+            arch: self.test.arch,
+            proc: thread.proc(),
+            regs: self.thread_regs[idx].clone(),
+            symbols: &self.symbols,
+        };
+        match (thread, self.test.arch) {
+            (Thread::C(c), _) => sem::c::run(c, &init, self.macros.expect("checked in new"), t),
+            (Thread::Asm(a), Arch::X86 | Arch::X86_64) => sem::x86::run(a, &init, t),
+            (Thread::Asm(a), Arch::AArch64) => sem::aarch64::run(a, &init, t),
+            (Thread::Asm(a), Arch::PPC) => sem::ppc::run(a, &init, t),
+            (Thread::Asm(_), Arch::C) => Err(Stop::error(None, "assembly thread in a C test")),
+        }
+    }
+
+    /// Memory locations whose final value the test observes (condition, `locations`, filter).
+    pub fn observed_globals(&self) -> Vec<sem::LocId> {
+        let mut out = Vec::new();
+        let mut add = |l: &LocRef| {
+            if let LocRef::Global(g) = l
+                && let Some(id) = self.symbols.get(g)
+                && !out.contains(&id)
+            {
+                out.push(id);
+            }
+        };
+        for l in &self.test.locations {
+            add(l);
+        }
+        prop_locs(&self.test.condition.prop, &mut add);
+        if let Some(f) = &self.test.filter {
+            prop_locs(f, &mut add);
+        }
+        out
+    }
+}
+
+/// Visit every location a proposition mentions.
+pub fn prop_locs(p: &Prop, f: &mut impl FnMut(&LocRef)) {
+    match p {
+        Prop::True | Prop::False => {}
+        Prop::Eq(l, _) | Prop::Ne(l, _) => f(l),
+        Prop::EqLoc(a, b) => {
+            f(a);
+            f(b)
+        }
+        Prop::Not(a) => prop_locs(a, f),
+        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+            prop_locs(a, f);
+            prop_locs(b, f)
+        }
+    }
+}
+
+fn prop_values(p: &Prop, f: &mut impl FnMut(&ValueLit)) {
+    match p {
+        Prop::Eq(_, v) | Prop::Ne(_, v) => f(v),
+        Prop::Not(a) => prop_values(a, f),
+        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+            prop_values(a, f);
+            prop_values(b, f)
+        }
+        _ => {}
+    }
+}
+
+/// Intern every name that denotes a memory location.
+fn collect_symbols(test: &Test, s: &mut Symbols) {
+    for e in &test.init {
+        if let LocRef::Global(g) = &e.loc {
+            s.intern(g);
+        }
+        if let Some(ValueLit::Addr { name, .. }) = &e.value {
+            s.intern(name);
+        }
+    }
+    for t in &test.threads {
+        match t {
+            Thread::C(c) => {
+                for p in &c.params {
+                    s.intern(&p.name);
+                }
+            }
+            Thread::Asm(a) => {
+                let labels: Vec<&str> = a.code.iter().filter_map(|l| l.label.as_deref()).collect();
+                let all_labels: Vec<String> = test
+                    .threads
+                    .iter()
+                    .filter_map(|t| match t {
+                        Thread::Asm(a) => Some(a.code.iter().filter_map(|l| l.label.clone())),
+                        _ => None,
+                    })
+                    .flatten()
+                    .collect();
+                let is_label = |n: &str| labels.contains(&n) || all_labels.iter().any(|l| l == n);
+                for line in &a.code {
+                    let Some(i) = &line.instr else { continue };
+                    for op in &i.args {
+                        match op {
+                            Operand::Sym(n) if !is_label(n) && !is_branch(&i.op) => {
+                                s.intern(n);
+                            }
+                            Operand::Mem(m) => {
+                                if let crate::litmus::ast::MemBase::Sym(n) = &m.base {
+                                    s.intern(n);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut add = |l: &LocRef| {
+        if let LocRef::Global(g) = l {
+            s.intern(g);
+        }
+    };
+    for l in &test.locations {
+        add(l);
+    }
+    prop_locs(&test.condition.prop, &mut add);
+    if let Some(f) = &test.filter {
+        prop_locs(f, &mut add);
+    }
+    let mut addv = |v: &ValueLit| {
+        if let ValueLit::Addr { name, .. } = v {
+            s.intern(name);
+        }
+    };
+    prop_values(&test.condition.prop, &mut addv);
+    if let Some(f) = &test.filter {
+        prop_values(f, &mut addv);
+    }
+}
+
+fn is_branch(op: &str) -> bool {
+    let o = op.to_ascii_lowercase();
+    o.starts_with('b') || o.starts_with('j') || o.starts_with("cb") || o.starts_with("tb")
+}

@@ -1,0 +1,114 @@
+//! Every run of every thread.
+//!
+//! A read may return any value its location can hold; which values those are depends on
+//! what the threads write, which depends on what they read. We iterate from the initial
+//! values to a fixpoint: each round runs every thread with every read value known so far and
+//! adds the values written. A value reachable in a real execution comes from a chain of at
+//! most one write per write event, so the number of rounds is bounded by the writes seen.
+
+use super::program::{EngineError, Program};
+use crate::sem::{Domain, Kind, LocId, Stop, ThreadExec, Tracer, Value};
+
+/// Values each location may hold.
+#[derive(Clone, Debug, Default)]
+pub struct Domains {
+    vals: Vec<Vec<Value>>,
+}
+
+impl Domain for Domains {
+    fn values(&self, loc: LocId) -> &[Value] {
+        self.vals.get(loc.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+}
+
+impl Domains {
+    fn add(&mut self, loc: LocId, v: Value) -> bool {
+        let d = &mut self.vals[loc.0 as usize];
+        match d.binary_search(&v) {
+            Ok(_) => false,
+            Err(pos) => {
+                d.insert(pos, v);
+                true
+            }
+        }
+    }
+}
+
+/// The runs of each thread, and whether a loop bound cut some off.
+pub struct ThreadRuns {
+    pub runs: Vec<Vec<ThreadExec>>,
+    pub cut: bool,
+}
+
+/// Most values one location may take before we give up.
+const MAX_DOMAIN: usize = 64;
+/// Most runs of one thread.
+const MAX_RUNS: usize = 200_000;
+
+pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
+    let mut dom = Domains {
+        vals: p.init_mem.iter().map(|&v| vec![v]).collect(),
+    };
+    let mut rounds = 0usize;
+    loop {
+        rounds += 1;
+        let mut runs = Vec::with_capacity(p.test.threads.len());
+        let mut cut = false;
+        for idx in 0..p.test.threads.len() {
+            let (r, c) = runs_of(p, idx, &dom, unroll)?;
+            cut |= c;
+            runs.push(r);
+        }
+        let mut grew = false;
+        let mut writes = 0usize;
+        for ev in runs.iter().flatten().flat_map(|r| &r.events) {
+            if ev.kind == Kind::Write
+                && let (Some(Value::Addr(l)), Some(v)) = (ev.loc, ev.val)
+            {
+                writes += 1;
+                grew |= dom.add(l, v);
+                if dom.vals[l.0 as usize].len() > MAX_DOMAIN {
+                    return Err(EngineError::new(format!(
+                        "location {} may hold more than {MAX_DOMAIN} values",
+                        p.symbols.name(l)
+                    )));
+                }
+            }
+        }
+        if !grew || rounds > writes + 1 {
+            return Ok(ThreadRuns { runs, cut });
+        }
+    }
+}
+
+/// Explore every choice sequence of one thread, depth first.
+fn runs_of(p: &Program, idx: usize, dom: &Domains, unroll: u32) -> Result<(Vec<ThreadExec>, bool), EngineError> {
+    let mut out = Vec::new();
+    let mut cut = false;
+    let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
+    while let Some(prefix) = stack.pop() {
+        let mut t = Tracer::new(&prefix, dom, &p.symbols, unroll);
+        match p.run_thread(idx, &mut t) {
+            Ok(regs) => {
+                out.push(t.finish(regs));
+                if out.len() > MAX_RUNS {
+                    return Err(EngineError::new(format!("thread P{} has too many runs", p.test.threads[idx].proc())));
+                }
+            }
+            Err(Stop::Choose(n)) => {
+                for i in (0..n).rev() {
+                    let mut q = prefix.clone();
+                    q.push(i);
+                    stack.push(q);
+                }
+            }
+            Err(Stop::Cut) => cut = true,
+            Err(Stop::Dead) => {}
+            Err(Stop::Error(e)) => {
+                let at = e.span.map(|s| format!("{}:{}: ", s.line, s.col)).unwrap_or_default();
+                return Err(EngineError::new(format!("{at}P{}: {}", p.test.threads[idx].proc(), e.msg)));
+            }
+        }
+    }
+    Ok((out, cut))
+}

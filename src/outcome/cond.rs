@@ -1,0 +1,67 @@
+//! The final condition: evaluation on a final state, and herd's way of printing it.
+
+use crate::litmus::ast::{Condition, LocRef, Prop, Quantifier, ValueLit};
+use crate::sem::{Symbols, Value};
+
+fn lit(v: &ValueLit, symbols: &Symbols) -> Option<Value> {
+    match v {
+        ValueLit::Int(i) => Some(Value::Int(*i)),
+        ValueLit::Addr { name, .. } => symbols.get(name).map(Value::Addr),
+    }
+}
+
+/// Truth of `p` where `look` gives each location's final value.
+pub fn eval(p: &Prop, look: &dyn Fn(&LocRef) -> Value, symbols: &Symbols) -> bool {
+    match p {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Eq(l, v) => Some(look(l)) == lit(v, symbols),
+        Prop::Ne(l, v) => Some(look(l)) != lit(v, symbols),
+        Prop::EqLoc(a, b) => look(a) == look(b),
+        Prop::Not(a) => !eval(a, look, symbols),
+        Prop::And(a, b) => eval(a, look, symbols) && eval(b, look, symbols),
+        Prop::Or(a, b) => eval(a, look, symbols) || eval(b, look, symbols),
+        Prop::Implies(a, b) => !eval(a, look, symbols) || eval(b, look, symbols),
+    }
+}
+
+/// A location as herd prints it in states and conditions: `0:r1`, `[x]`.
+pub fn show_loc(l: &LocRef) -> String {
+    match l {
+        LocRef::Reg { proc, reg } => format!("{proc}:{reg}"),
+        LocRef::Global(g) => format!("[{g}]"),
+    }
+}
+
+fn show_lit(v: &ValueLit) -> String {
+    match v {
+        ValueLit::Int(i) => i.to_string(),
+        ValueLit::Addr { name, .. } => name.clone(),
+    }
+}
+
+/// `exists (0:r0=1 /\ [x]=2)`, with herd's parenthesisation.
+pub fn show_condition(c: &Condition) -> String {
+    let q = match c.quant {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    };
+    format!("{q} ({})", show_prop(&c.prop, 0))
+}
+
+/// Precedence levels: 0 = top/implication, 1 = or, 2 = and, 3 = atom.
+fn show_prop(p: &Prop, ctx: u8) -> String {
+    let (s, lvl) = match p {
+        Prop::True => ("true".to_string(), 3),
+        Prop::False => ("false".to_string(), 3),
+        Prop::Eq(l, v) => (format!("{}={}", show_loc(l), show_lit(v)), 3),
+        Prop::Ne(l, v) => (format!("{}!={}", show_loc(l), show_lit(v)), 3),
+        Prop::EqLoc(a, b) => (format!("{}={}", show_loc(a), show_loc(b)), 3),
+        Prop::Not(a) => (format!("not ({})", show_prop(a, 0)), 3),
+        Prop::And(a, b) => (format!("{} /\\ {}", show_prop(a, 2), show_prop(b, 2)), 2),
+        Prop::Or(a, b) => (format!("{} \\/ {}", show_prop(a, 1), show_prop(b, 1)), 1),
+        Prop::Implies(a, b) => (format!("{} => {}", show_prop(a, 1), show_prop(b, 1)), 0),
+    };
+    if lvl < ctx { format!("({s})") } else { s }
+}

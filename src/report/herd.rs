@@ -1,0 +1,45 @@
+//! herd7's output block, line for line, so that herd's scripts and `mcompare7` read ours.
+
+use crate::litmus::ast::{Quantifier, Test};
+use crate::outcome::{Judgement, State, cond};
+use std::fmt::Write;
+
+/// One final state: `0:r0=1; [x]=2;`.
+pub fn show_state(j: &Judgement, s: &State) -> String {
+    let mut out = String::new();
+    for (l, v) in s {
+        let _ = write!(out, "{}={}; ", cond::show_loc(l), j.symbols.show(*v));
+    }
+    out.trim_end().to_string()
+}
+
+/// The whole block herd7 prints for a test.
+pub fn block(test: &Test, j: &Judgement) -> String {
+    let mut o = String::new();
+    let kind = match j.quant {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    };
+    let _ = writeln!(o, "Test {} {}", j.name, kind);
+    let _ = writeln!(o, "States {}", j.states.len());
+    for s in &j.states {
+        let _ = writeln!(o, "{}", show_state(j, s));
+    }
+    let _ = writeln!(o, "{}{}", if j.cut { "Loop " } else { "" }, if j.ok() { "Ok" } else { "No" });
+    let _ = writeln!(o, "Witnesses");
+    let (pos, neg) = j.witnesses();
+    let _ = writeln!(o, "Positive: {pos} Negative: {neg}");
+    for f in &j.flags {
+        let _ = writeln!(o, "Flag {f}");
+    }
+    let _ = writeln!(o, "Condition {}", cond::show_condition(&test.condition));
+    let _ = writeln!(o, "Observation {} {} {} {}", j.name, j.observation(), j.sat, j.unsat);
+    let _ = writeln!(o, "Time {} {:.2}", j.name, j.elapsed.as_secs_f64());
+    for (k, v) in &test.info {
+        if k == "Hash" {
+            let _ = writeln!(o, "Hash={v}");
+        }
+    }
+    o
+}
