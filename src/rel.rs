@@ -89,7 +89,7 @@ impl Set {
             w: self.w.iter().zip(&o.w).map(|(&a, &b)| f(a, b)).collect(),
         }
     }
-    pub(crate) fn words(&self) -> &[u64] {
+    pub fn words(&self) -> &[u64] {
         &self.w
     }
 }
@@ -152,6 +152,10 @@ impl Rel {
     }
     pub fn universe(&self) -> usize {
         self.n
+    }
+    /// The raw bit matrix, row-major (a total order on relations, for sets of them).
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.m
     }
     #[inline]
     pub fn row(&self, i: usize) -> &[u64] {

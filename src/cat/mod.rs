@@ -4,11 +4,27 @@
 //! relations); the model reports one [`Verdict`] per branch of its `with ... from`
 //! choices (one branch when it has none).
 
+mod ast;
+mod builtins;
+pub mod config;
+mod eval;
+mod exec;
+mod lex;
+pub mod library;
+mod parse;
+#[cfg(test)]
+mod tests;
+mod value;
+
+pub use config::load_cfg;
+
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, Symbols, Value};
+use ast::{Expr, Ins, Pat, Program, SetClause, Sym};
+use parse::Names;
 use std::collections::HashMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What the model sees of one event.
 #[derive(Clone, Debug)]
@@ -90,25 +106,311 @@ pub struct ModelOptions {
     pub include_dirs: Vec<PathBuf>,
 }
 
-/// A loaded model, ready to run on candidates.
+/// A loaded model, ready to run on candidates: every file it uses is parsed once, here.
 pub struct Model {
     pub name: String,
+    names: Names,
+    files: Vec<LoadedFile>,
+    /// Files run in order: stdlib, the bell file if any, the model.
+    order: Vec<usize>,
+    /// Per symbol: whether the model ever binds it (else it is a primitive).
+    bound: Vec<bool>,
+    /// Tag → its enum type (the last declaration wins, as in herd).
+    tag_types: HashMap<String, String>,
+    enums: Vec<(String, Vec<String>)>,
+    /// Names like `Rcu-lock` standing for the events bearing bell annotation `rcu-lock`.
+    bell_sets: HashMap<Sym, String>,
+    variants: Vec<String>,
+}
+
+struct LoadedFile {
+    path: String,
+    prog: Program,
+}
+
+/// Includes nested deeper than this are taken for a cycle.
+const MAX_INCLUDE_DEPTH: usize = 32;
+
+fn load_error(file: &str, msg: impl Into<String>) -> CatError {
+    CatError {
+        file: file.to_string(),
+        line: 0,
+        col: 0,
+        msg: msg.into(),
+    }
 }
 
 impl Model {
     pub fn load(opts: &ModelOptions) -> Result<Model, CatError> {
-        Err(CatError { file: opts.cat.clone(), line: 0, col: 0, msg: "cat interpreter not written yet".into() })
+        let dirs = &opts.include_dirs;
+        let main = config::find(&opts.cat, None, dirs)
+            .or_else(|| config::find(&format!("{}.cat", opts.cat), None, dirs))
+            .ok_or_else(|| load_error(&opts.cat, "cannot find model file"))?;
+        Self::load_main(main, opts)
+    }
+
+    /// A model given as text (`opts.cat` names it in messages); its `include`s are looked
+    /// up in `opts.include_dirs`, then among the shipped files.
+    pub fn from_source(text: &str, opts: &ModelOptions) -> Result<Model, CatError> {
+        Self::load_main(config::Source::Text(opts.cat.clone(), text.to_string()), opts)
+    }
+
+    fn load_main(main: config::Source, opts: &ModelOptions) -> Result<Model, CatError> {
+        let mut m = Model {
+            name: opts.cat.clone(),
+            names: Names::default(),
+            files: Vec::new(),
+            order: Vec::new(),
+            bound: Vec::new(),
+            tag_types: HashMap::new(),
+            enums: Vec::new(),
+            bell_sets: HashMap::new(),
+            variants: opts.variants.iter().map(|v| v.to_ascii_lowercase()).collect(),
+        };
+        let dirs = &opts.include_dirs;
+        let main_dir = main.dir();
+        // herd runs stdlib.cat first, from the model's search path if it has one.
+        let stdlib = config::find("stdlib.cat", main_dir.as_deref(), dirs)
+            .ok_or_else(|| load_error("stdlib.cat", "cannot find stdlib.cat"))?;
+        let s = m.load_source(stdlib, dirs, 0)?;
+        m.order.push(s);
+        if let Some(bell) = &opts.bell {
+            let src = config::find(bell, main_dir.as_deref(), dirs)
+                .ok_or_else(|| load_error(bell, "cannot find bell file"))?;
+            let b = m.load_source(src, dirs, 0)?;
+            m.order.push(b);
+        }
+        let c = m.load_source(main, dirs, 0)?;
+        m.order.push(c);
+        if let Some(t) = &m.files[c].prog.title {
+            m.name = t.clone();
+        }
+        m.analyse();
+        Ok(m)
+    }
+
+    fn load_source(&mut self, src: config::Source, dirs: &[PathBuf], depth: usize) -> Result<usize, CatError> {
+        let path = src.display();
+        if depth > MAX_INCLUDE_DEPTH {
+            return Err(load_error(&path, "includes nest too deeply (cycle?)"));
+        }
+        let text = src.read().map_err(|e| load_error(&path, e))?;
+        let idx = self.files.len() as u32;
+        self.files.push(LoadedFile {
+            path: path.clone(),
+            prog: Program {
+                title: None,
+                catdep: false,
+                body: Vec::new(),
+            },
+        });
+        let mut prog = parse::parse(&text, idx, &mut self.names).map_err(|(pos, msg)| CatError {
+            file: path.clone(),
+            line: pos.line,
+            col: pos.col,
+            msg,
+        })?;
+        let dir = src.dir();
+        self.resolve_includes(&mut prog.body, dir.as_deref(), dirs, depth)?;
+        self.files[idx as usize].prog = prog;
+        Ok(idx as usize)
+    }
+
+    /// Loads every included file; a file that cannot be found is an error only if the
+    /// `include` runs.
+    fn resolve_includes(&mut self, body: &mut [Ins], dir: Option<&Path>, dirs: &[PathBuf], depth: usize) -> Result<(), CatError> {
+        for i in body {
+            match i {
+                Ins::Include { name, file, .. } => {
+                    if let Some(src) = config::find(name, dir, dirs) {
+                        *file = Some(self.load_source(src, dirs, depth + 1)?);
+                    }
+                }
+                Ins::IfVariant(_, _, a, b) => {
+                    self.resolve_includes(a, dir, dirs, depth)?;
+                    self.resolve_includes(b, dir, dirs, depth)?;
+                }
+                Ins::Procedure(_, _, _, b, _) | Ins::Forall(_, _, _, b) => self.resolve_includes(b, dir, dirs, depth)?,
+                Ins::Match(_, _, cls, d) => {
+                    for (_, b) in cls {
+                        self.resolve_includes(b, dir, dirs, depth)?;
+                    }
+                    if let Some(b) = d {
+                        self.resolve_includes(b, dir, dirs, depth)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Precomputes what runs need: bound names, tag types, bell set names.
+    fn analyse(&mut self) {
+        let mut bound = vec![false; self.names.len()];
+        let mut enums = Vec::new();
+        for f in &self.files {
+            mark_ins(&f.prog.body, &mut bound, &mut enums);
+        }
+        let enums: Vec<(String, Vec<String>)> = enums
+            .into_iter()
+            .map(|(x, tags)| (self.names.name(x).to_string(), tags))
+            .collect();
+        for (ty, tags) in &enums {
+            for t in tags {
+                self.tag_types.insert(t.clone(), ty.clone());
+                if let Some(x) = self.names.get(&builtins::tag_set_name(t)) {
+                    self.bell_sets.entry(x).or_insert_with(|| t.clone());
+                }
+            }
+        }
+        self.enums = enums;
+        self.bound = bound;
+    }
+
+    fn file_name(&self, i: u32) -> &str {
+        self.files.get(i as usize).map_or("?", |f| f.path.as_str())
+    }
+
+    fn has_variant(&self, v: &str) -> bool {
+        let v = v.to_ascii_lowercase();
+        self.variants.iter().any(|x| *x == v)
+    }
+
+    /// The value an `enum` declaration binds: the set of its tags.
+    fn enum_value(&self, name: Sym) -> value::Value<'_> {
+        let n = self.names.name(name);
+        let tags = self
+            .enums
+            .iter()
+            .rev()
+            .find(|(t, _)| t == n)
+            .map(|(t, tags)| tags.iter().map(|x| value::Value::Tag(t.as_str(), x.as_str())).collect())
+            .unwrap_or_default();
+        value::valset(tags)
     }
 
     /// Evaluate the model on one candidate; `report` gets each branch's verdict and
     /// returns whether to keep exploring.
-    pub fn run(&self, _p: &Primitives, _report: &mut dyn FnMut(Verdict) -> bool) -> Result<(), CatError> {
+    pub fn run(&self, p: &Primitives, report: &mut dyn FnMut(Verdict) -> bool) -> Result<(), CatError> {
+        let cx = eval::Ctx::new(self, p);
+        let progs: Vec<&[Ins]> = self.order.iter().map(|&i| &self.files[i].prog.body[..]).collect();
+        let mut r = exec::Runner { cx: &cx, report };
+        r.run_all(&progs)?;
         Ok(())
     }
 }
 
-/// Read a herd7 `.cfg` file: the model options and the macro file it names.
-/// (Placeholder until the interpreter's config module lands.)
-pub fn load_cfg(path: &std::path::Path) -> Result<(ModelOptions, Option<String>), CatError> {
-    Err(CatError { file: path.display().to_string(), line: 0, col: 0, msg: "cfg files not supported yet".into() })
+fn mark(x: &Option<Sym>, bound: &mut [bool]) {
+    if let Some(x) = x {
+        bound[x.0 as usize] = true;
+    }
+}
+
+fn mark_pat(p: &Pat, bound: &mut [bool]) {
+    for x in p.vars() {
+        mark(&x, bound);
+    }
+}
+
+fn mark_ins(body: &[Ins], bound: &mut [bool], enums: &mut Vec<(Sym, Vec<String>)>) {
+    for i in body {
+        match i {
+            Ins::Let(_, bds) | Ins::Rec(_, bds, _) => {
+                for b in bds {
+                    mark_pat(&b.pat, bound);
+                    mark_expr(&b.expr, bound);
+                }
+            }
+            Ins::Match(_, e, cls, d) => {
+                mark_expr(e, bound);
+                for (_, b) in cls {
+                    mark_ins(b, bound, enums);
+                }
+                if let Some(b) = d {
+                    mark_ins(b, bound, enums);
+                }
+            }
+            Ins::Test(t, _) => mark_expr(&t.expr, bound),
+            Ins::Procedure(_, x, pat, b, _) => {
+                mark(&Some(*x), bound);
+                mark_pat(pat, bound);
+                mark_ins(b, bound, enums);
+            }
+            Ins::Call(_, _, e, _) | Ins::Debug(_, e) => mark_expr(e, bound),
+            Ins::Enum(_, x, tags) => {
+                mark(&Some(*x), bound);
+                enums.push((*x, tags.clone()));
+            }
+            Ins::Forall(_, x, e, b) => {
+                mark(&Some(*x), bound);
+                mark_expr(e, bound);
+                mark_ins(b, bound, enums);
+            }
+            Ins::WithFrom(_, x, e) => {
+                mark(&Some(*x), bound);
+                mark_expr(e, bound);
+            }
+            Ins::IfVariant(_, _, a, b) => {
+                mark_ins(a, bound, enums);
+                mark_ins(b, bound, enums);
+            }
+            Ins::Show(_) | Ins::Include { .. } | Ins::Events(_) => {}
+        }
+    }
+}
+
+fn mark_expr(e: &Expr, bound: &mut [bool]) {
+    match e {
+        Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) | Expr::Var(..) => {}
+        Expr::Op1(_, _, a) => mark_expr(a, bound),
+        Expr::Op(_, _, v) | Expr::ExplicitSet(_, v) => v.iter().for_each(|a| mark_expr(a, bound)),
+        Expr::App(_, f, a) | Expr::Try(_, f, a) => {
+            mark_expr(f, bound);
+            mark_expr(a, bound);
+        }
+        Expr::Bind(_, bds, body) | Expr::BindRec(_, bds, body) => {
+            for b in bds {
+                mark_pat(&b.pat, bound);
+                mark_expr(&b.expr, bound);
+            }
+            mark_expr(body, bound);
+        }
+        Expr::Fun(f) => {
+            mark_pat(&f.pat, bound);
+            mark_expr(&f.body, bound);
+        }
+        Expr::Match(_, a, cls, d) => {
+            mark_expr(a, bound);
+            cls.iter().for_each(|(_, c)| mark_expr(c, bound));
+            if let Some(d) = d {
+                mark_expr(d, bound);
+            }
+        }
+        Expr::MatchSet(_, a, em, cl) => {
+            mark_expr(a, bound);
+            mark_expr(em, bound);
+            match &**cl {
+                SetClause::EltRem(x, xs, b) => {
+                    mark(x, bound);
+                    mark(xs, bound);
+                    mark_expr(b, bound);
+                }
+                SetClause::PreEltPost(a1, x, a2, b) => {
+                    mark(a1, bound);
+                    mark(x, bound);
+                    mark(a2, bound);
+                    mark_expr(b, bound);
+                }
+            }
+        }
+        Expr::If(_, c, a, b) => {
+            if let ast::Cond::Eq(x, y) | ast::Cond::Subset(x, y) | ast::Cond::In(x, y) = &**c {
+                mark_expr(x, bound);
+                mark_expr(y, bound);
+            }
+            mark_expr(a, bound);
+            mark_expr(b, bound);
+        }
+    }
 }

@@ -18,8 +18,8 @@ pub fn render(file: &str, src: &str, line: u32, col: u32, msg: &str) -> String {
 
 /// Read and parse a litmus file; the error is ready to print.
 pub fn load_test(path: &Path) -> Result<Test, String> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| format!("error: {name}: {e}"))?;
-    let src = String::from_utf8_lossy(&bytes);
-    lit::parse(&src).map_err(|e| render(&name, &src, e.line, e.col, &e.msg))
+    lit::parse_file(path).map_err(|e| match &e {
+        lit::LoadError::Parse { path, src, err } => render(&path.display().to_string(), src, err.line, err.col, &err.msg),
+        lit::LoadError::Io { .. } => format!("error: {e}"),
+    })
 }

@@ -6,7 +6,7 @@ use super::threads::ThreadRuns;
 use crate::cat::{EventInfo, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, LocId, ThreadExec, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// One candidate, as handed to the model and to the outcome.
 pub struct Candidate<'a> {
@@ -20,33 +20,106 @@ pub struct Candidate<'a> {
 /// Relations every model may name even when no event has them.
 const THREAD_RELS: [&str; 6] = ["addr", "data", "ctrl", "rmw", "iico_data", "iico_ctrl"];
 
+/// A (location, value) pair a run reads or writes.
+type Access = (Value, Value);
+
+/// What one run needs (values its reads return) and offers (values it writes).
+struct Needs {
+    reads: Vec<Access>,
+    writes: HashSet<Access>,
+}
+
+fn needs(r: &ThreadExec) -> Needs {
+    let acc = |k: Kind| {
+        r.events
+            .iter()
+            .filter(move |e| e.kind == k)
+            .filter_map(|e| Some((e.loc?, e.val?)))
+    };
+    Needs {
+        reads: acc(Kind::Read).collect(),
+        writes: acc(Kind::Write).collect(),
+    }
+}
+
 /// Call `f` on every candidate until it returns false. Returns how many were visited.
+///
+/// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
+/// value that neither the initial state, the runs chosen so far, nor any run of the threads
+/// still to choose can write.
 pub fn for_each(p: &Program, tr: &ThreadRuns, f: &mut dyn FnMut(&Candidate) -> bool) -> usize {
     let nthreads = tr.runs.len();
     if tr.runs.iter().any(|r| r.is_empty()) {
         return 0;
     }
     let observed = p.observed_globals();
-    let mut visited = 0usize;
-    let mut pick = vec![0usize; nthreads];
-    loop {
-        let runs: Vec<&ThreadExec> = pick.iter().enumerate().map(|(t, &k)| &tr.runs[t][k]).collect();
-        if !combo(p, &runs, &observed, f, &mut visited) {
-            return visited;
+    let needs: Vec<Vec<Needs>> = tr.runs.iter().map(|rs| rs.iter().map(needs).collect()).collect();
+    // What the threads from t on may write, whichever runs they take.
+    let mut later: Vec<HashSet<Access>> = vec![HashSet::new(); nthreads + 1];
+    for t in (0..nthreads).rev() {
+        let mut s = later[t + 1].clone();
+        for n in &needs[t] {
+            s.extend(n.writes.iter().copied());
         }
-        // Odometer over the threads' runs.
-        let mut t = 0;
-        loop {
-            if t == nthreads {
-                return visited;
-            }
-            pick[t] += 1;
-            if pick[t] < tr.runs[t].len() {
-                break;
-            }
-            pick[t] = 0;
-            t += 1;
+        later[t] = s;
+    }
+    let init: HashSet<Access> = p
+        .init_mem
+        .iter()
+        .enumerate()
+        .map(|(l, &v)| (Value::Addr(LocId(l as u32)), v))
+        .collect();
+    let mut st = Search {
+        p,
+        tr,
+        needs: &needs,
+        later: &later,
+        init: &init,
+        observed: &observed,
+        pick: Vec::with_capacity(nthreads),
+        visited: 0,
+    };
+    st.dfs(0, f);
+    st.visited
+}
+
+struct Search<'a> {
+    p: &'a Program<'a>,
+    tr: &'a ThreadRuns,
+    needs: &'a [Vec<Needs>],
+    later: &'a [HashSet<Access>],
+    init: &'a HashSet<Access>,
+    observed: &'a [LocId],
+    pick: Vec<usize>,
+    visited: usize,
+}
+
+impl Search<'_> {
+    /// Whether read `a` can still find a source.
+    fn available(&self, a: &Access, t: usize, k: usize) -> bool {
+        self.init.contains(a)
+            || self.later[t + 1].contains(a)
+            || self.needs[t][k].writes.contains(a)
+            || self.pick.iter().enumerate().any(|(u, &j)| self.needs[u][j].writes.contains(a))
+    }
+
+    fn dfs(&mut self, t: usize, f: &mut dyn FnMut(&Candidate) -> bool) -> bool {
+        if t == self.tr.runs.len() {
+            let runs: Vec<&ThreadExec> = self.pick.iter().enumerate().map(|(u, &k)| &self.tr.runs[u][k]).collect();
+            return combo(self.p, &runs, self.observed, f, &mut self.visited);
         }
+        for k in 0..self.tr.runs[t].len() {
+            if !self.needs[t][k].reads.iter().all(|a| self.available(a, t, k)) {
+                continue;
+            }
+            self.pick.push(k);
+            let go_on = self.dfs(t + 1, f);
+            self.pick.pop();
+            if !go_on {
+                return false;
+            }
+        }
+        true
     }
 }
 

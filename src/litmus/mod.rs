@@ -1,29 +1,111 @@
 //! Stage 1: litmus-test parsing (herd's format, every dialect) and canonical printing.
+//!
+//! A test has four sections, each with its own parser: the header
+//! ([`common::header`]), the initial state ([`common::init_block`]), the code
+//! (C functions in [`c`], or the `P0 | P1 ;` columns of [`asm`]), and the final
+//! `locations` / `filter` / condition block ([`common::constraints`]).
 
+mod asm;
 pub mod ast;
+mod c;
+mod common;
+mod error;
+mod lex;
+mod print;
 
-use std::fmt;
+pub use error::ParseError;
+pub use print::{expr as print_expr, instr as print_instr};
 
-/// A parse error with its 1-based position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    pub line: u32,
-    pub col: u32,
-    pub msg: String,
+use error::{In, finish};
+use std::path::{Path, PathBuf};
+
+/// Parse one litmus test.
+pub fn parse(src: &str) -> Result<ast::Test, ParseError> {
+    let i = In::new(src);
+    let (i, h) = finish(common::header(i))?;
+    let (i, init) = finish(common::init_block(i))?;
+    let (i, threads) = if h.arch == ast::Arch::C {
+        let (i, ts) = finish(c::program(i))?;
+        (i, ts.into_iter().map(ast::Thread::C).collect())
+    } else {
+        let (i, ts) = finish(asm::program(i, h.arch))?;
+        (i, ts.into_iter().map(ast::Thread::Asm).collect::<Vec<_>>())
+    };
+    if threads.is_empty() {
+        return Err(ParseError::at(i, "expected at least one thread"));
+    }
+    let (_, (locations, filter, condition)) = finish(common::constraints(i))?;
+    Ok(ast::Test {
+        arch: h.arch,
+        name: h.name,
+        doc: h.doc,
+        info: h.info,
+        init,
+        threads,
+        locations,
+        filter,
+        condition,
+    })
 }
 
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}:{}: {}", self.line, self.col, self.msg)
+/// Print a test back in canonical herd syntax; [`parse`] reads it back to an equal AST.
+pub fn print(t: &ast::Test) -> String {
+    print::print(t)
+}
+
+/// Why a test file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}:{err}", path.display())]
+    Parse {
+        path: PathBuf,
+        src: String,
+        err: ParseError,
+    },
+}
+
+impl LoadError {
+    /// A miette diagnostic (with the source excerpt for parse errors).
+    pub fn report(&self) -> miette::Report {
+        match self {
+            LoadError::Parse { path, src, err } => err.report(&path.display().to_string(), src),
+            e => miette::miette!("{e}"),
+        }
     }
 }
 
-/// Parse one litmus test.
-pub fn parse(_src: &str) -> Result<ast::Test, ParseError> {
-    Err(ParseError { line: 1, col: 1, msg: "parser not written yet".into() })
+/// Read a test's source. A file whose whole content is a relative path to another
+/// `.litmus` file (a git symbolic link checked out as text) is followed.
+pub fn read_source(path: &Path) -> Result<String, LoadError> {
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let src = std::fs::read_to_string(path).map_err(io)?;
+    let t = src.trim();
+    if t.ends_with(".litmus") && !t.contains(char::is_whitespace) && !t.contains('{') {
+        let target = path.parent().unwrap_or(Path::new(".")).join(t);
+        if target.is_file() {
+            return std::fs::read_to_string(&target).map_err(io);
+        }
+    }
+    Ok(src)
 }
 
-/// Print a test back in canonical herd syntax.
-pub fn print(_t: &ast::Test) -> String {
-    String::new()
+/// Read and parse a test file.
+pub fn parse_file(path: &Path) -> Result<ast::Test, LoadError> {
+    let src = read_source(path)?;
+    parse(&src).map_err(|err| LoadError::Parse {
+        path: path.to_path_buf(),
+        src,
+        err,
+    })
 }
+
+#[cfg(test)]
+mod tests;

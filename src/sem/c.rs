@@ -1,5 +1,32 @@
 //! C (Linux-kernel) semantics: calls are expanded through a herd `.def` macro file into
 //! herd's primitives (`__load{ONCE}`, `__xchg{MB}`, `__lock`, ...), which make events.
+//!
+//! The pipeline: the thread's AST is lowered to a small core language ([`ir`]), its macro
+//! calls are expanded ([`expand`]), and the result is run against the tracer
+//! ([`interp`]).
+//!
+//! Events, as herd makes them for the LKMM (variant `lkmmv2`, herd's
+//! `linux-kernel.cfg`):
+//! - reads and writes (`Kind::Read`/`Kind::Write`) are tagged with their annotation
+//!   (`ONCE`, `ACQUIRE`, `RELEASE`, `MB`, `NORETURN`, `srcu-lock`, ...; none for a plain
+//!   `*x`) and `annot` when they have one; the read and write of a read-modify-write are
+//!   also tagged `X` and `RMW` and related by `rmw`. A failed `cmpxchg` or
+//!   `atomic_add_unless` is a lone read tagged `X`/`RMW`, keeping its annotation;
+//! - fences (`Kind::Fence`) are tagged with their annotation (`MB`, `rmb`, `rcu-lock`,
+//!   `sync-rcu`, ...);
+//! - lock operations are `Kind::Special` events at the lock's location, with no value:
+//!   `spin_lock` is `LKR` then `LKW` (both also `LK`), `spin_unlock` is `UL`, a failed
+//!   `spin_trylock` is `LF` (a successful one is a lock), `spin_is_locked` is `RL`
+//!   (locked) or `RU` (unlocked); `synchronize_srcu` is a `Kind::Special` event tagged
+//!   `sync-srcu`. Every event is also tagged `NA` (herd's "not a C11 atomic").
+
+mod defparse;
+mod expand;
+mod interp;
+mod ir;
+
+#[cfg(test)]
+mod tests;
 
 use super::{SemError, Stop, ThreadInit, Tracer, Value};
 use crate::litmus::ast::CThread;
@@ -7,15 +34,61 @@ use std::collections::BTreeMap;
 
 /// A parsed `.def` macro file.
 #[derive(Clone, Debug, Default)]
-pub struct Macros {}
+pub struct Macros {
+    defs: expand::Defs,
+    /// herd's legacy variant `lkmmv1` (RMWs bracketed by `mb` fences, `once`/`noreturn`
+    /// annotations); the default is `lkmmv2`, which the current LKMM needs.
+    pub lkmmv1: bool,
+}
 
 impl Macros {
-    pub fn parse(_src: &str) -> Result<Macros, SemError> {
-        Ok(Macros {})
+    /// Parse a herd `.def` file: `NAME(ARGS) EXPR` and `NAME(ARGS) { STMTS }` lines.
+    /// A later definition of a name replaces an earlier one.
+    pub fn parse(src: &str) -> Result<Macros, SemError> {
+        let mut defs = expand::Defs::default();
+        for d in defparse::parse_defs(src)? {
+            match d {
+                defparse::Def::Expr(name, formals, body) => {
+                    defs.exprs.insert(name, (formals, body));
+                }
+                defparse::Def::Stmt(name, formals, body) => {
+                    defs.stmts.insert(name, (formals, body));
+                }
+            }
+        }
+        Ok(Macros { defs, lkmmv1: false })
+    }
+
+    /// Our own mapping of the Linux-kernel primitives (`cat/lkmm.def`), equivalent to
+    /// herd's `linux-kernel.def`.
+    pub fn lkmm() -> Macros {
+        Macros::parse(include_str!("../../cat/lkmm.def")).expect("cat/lkmm.def parses")
+    }
+
+    /// Is `name` defined, as an expression or a statement macro?
+    pub fn defines(&self, name: &str) -> bool {
+        self.defs.exprs.contains_key(name) || self.defs.stmts.contains_key(name)
     }
 }
 
-/// Run one thread; returns the final values of its locals.
-pub fn run(_thread: &CThread, _init: &ThreadInit, _macros: &Macros, _t: &mut Tracer) -> Result<BTreeMap<String, Value>, Stop> {
-    Err(Stop::error(None, "C semantics not written yet"))
+/// Run one thread; returns the final values of its locals (parameters included).
+///
+/// Parameters are bound to the addresses of the globals they name, then the init
+/// block's `proc:reg = value` entries apply. Loops run at most `tracer.unroll` times:
+/// a run that would go further is `Stop::Cut`.
+pub fn run(thread: &CThread, init: &ThreadInit, macros: &Macros, t: &mut Tracer) -> Result<BTreeMap<String, Value>, Stop> {
+    let lowered = ir::lower_body(&thread.body).map_err(|(span, msg)| Stop::error(Some(span), msg))?;
+    let code = macros.defs.expand_thread(&lowered).map_err(Stop::Error)?;
+    let mut regs = BTreeMap::new();
+    for p in &thread.params {
+        let loc = init
+            .symbols
+            .get(&p.name)
+            .ok_or_else(|| Stop::error(Some(thread.span), format!("unknown location `{}`", p.name)))?;
+        regs.insert(p.name.clone(), Value::Addr(loc));
+    }
+    regs.extend(init.regs.iter().map(|(k, v)| (k.clone(), *v)));
+    let mut it = interp::Interp::new(t, init.proc, macros.lkmmv1, regs);
+    it.stmt(&code)?;
+    Ok(it.finish())
 }

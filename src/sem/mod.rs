@@ -7,6 +7,7 @@
 //! `data` and `ctrl` arise without a separate analysis.
 
 pub mod aarch64;
+pub mod asm_common;
 pub mod c;
 pub mod ppc;
 pub mod x86;
@@ -346,8 +347,9 @@ impl<'a> Tracer<'a> {
             tags: tags.iter().map(|s| s.to_string()).collect(),
             instr: 0,
         };
-        let i = self.event(ev, Deps::NONE, cond)?;
-        // The branch's own inputs feed it as data; later events depend on it by ctrl.
+        // herd's `data` only targets memory events: the branch records no edges of its own;
+        // the events after it depend on its inputs by ctrl.
+        let i = self.event(ev, Deps::NONE, Deps::NONE)?;
         self.ctrl = self.ctrl.union(cond);
         Ok(i)
     }
@@ -355,6 +357,17 @@ impl<'a> Tracer<'a> {
     /// Add control dependencies without a branch event.
     pub fn add_ctrl(&mut self, cond: Deps) {
         self.ctrl = self.ctrl.union(cond);
+    }
+
+    /// The reads every new event is currently ctrl-dependent on.
+    pub fn ctrl(&self) -> Deps {
+        self.ctrl
+    }
+
+    /// Replace the current control dependencies: structured code (C's `if`) scopes them
+    /// to the branches, restoring the outer set when the branch ends.
+    pub fn set_ctrl(&mut self, ctrl: Deps) {
+        self.ctrl = ctrl;
     }
 
     /// Relate two of this thread's events by a named relation (`rmw`, `iico_data`, ...).

@@ -1,0 +1,876 @@
+//! Expression evaluation: herd's operators over sets, relations and values.
+//!
+//! Names resolve through the environment, then the candidate's [`Primitives`], then the
+//! built-in functions, then herd's implicitly declared (possibly empty) event sets.
+
+use super::ast::*;
+use super::builtins::Builtin;
+use super::value::*;
+use super::{CatError, Model, Primitives};
+use crate::rel::{Rel, Set};
+use std::cell::{Cell, OnceCell, RefCell};
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+pub type R<T> = Result<T, CatError>;
+
+/// Everything one run of the model needs besides the environment.
+pub struct Ctx<'m, 'p> {
+    pub m: &'m Model,
+    pub p: &'p Primitives<'p>,
+    pub n: usize,
+    globals: RefCell<Vec<Option<Value<'m>>>>,
+    full: OnceCell<Rc<Set>>,
+    ident: OnceCell<Rc<Rel>>,
+    unv: OnceCell<Rc<Rel>>,
+    next_id: Cell<u64>,
+}
+
+/// A sequence `r1 ; r2 ; ...` being folded: identity on a set, or a relation.
+enum SeqAcc {
+    Neutral,
+    Id(Set),
+    Rel(Rel),
+}
+
+impl<'m, 'p> Ctx<'m, 'p> {
+    pub fn new(m: &'m Model, p: &'p Primitives<'p>) -> Self {
+        Ctx {
+            m,
+            p,
+            n: p.n,
+            globals: RefCell::new(vec![None; m.names.len()]),
+            full: OnceCell::new(),
+            ident: OnceCell::new(),
+            unv: OnceCell::new(),
+            next_id: Cell::new(0),
+        }
+    }
+
+    pub fn err(&self, pos: Pos, msg: impl Into<String>) -> CatError {
+        CatError {
+            file: self.m.file_name(pos.file).to_string(),
+            line: pos.line,
+            col: pos.col,
+            msg: msg.into(),
+        }
+    }
+
+    pub fn full(&self) -> Rc<Set> {
+        self.full.get_or_init(|| Rc::new(Set::full(self.n))).clone()
+    }
+    pub fn ident(&self) -> Rc<Rel> {
+        self.ident
+            .get_or_init(|| Rc::new(Rel::identity(&Set::full(self.n))))
+            .clone()
+    }
+    pub fn unv(&self) -> Rc<Rel> {
+        self.unv
+            .get_or_init(|| {
+                let f = Set::full(self.n);
+                Rc::new(Rel::cartesian(&f, &f))
+            })
+            .clone()
+    }
+    pub fn fresh_id(&self) -> u64 {
+        let i = self.next_id.get();
+        self.next_id.set(i + 1);
+        i
+    }
+
+    // ---------- names ----------
+
+    pub fn lookup(&self, env: &Env<'m>, x: Sym, pos: Pos) -> R<Value<'m>> {
+        if self.m.bound[x.0 as usize]
+            && let Some(slot) = env.lookup(x)
+        {
+            return self.force(slot);
+        }
+        self.global(x, pos)
+    }
+
+    pub fn force(&self, slot: &Slot<'m>) -> R<Value<'m>> {
+        match slot {
+            Slot::Val(v) => Ok(v.clone()),
+            Slot::Thunk(t) => {
+                if let Some(Ok(v)) = &*t.cell.borrow() {
+                    return Ok(v.clone());
+                }
+                let v = self.eval(&t.env, t.expr)?;
+                *t.cell.borrow_mut() = Some(Ok(v.clone()));
+                Ok(v)
+            }
+        }
+    }
+
+    /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
+    /// herd's predefined event sets that this candidate happens not to have.
+    pub fn global(&self, x: Sym, pos: Pos) -> R<Value<'m>> {
+        if let Some(v) = &self.globals.borrow()[x.0 as usize] {
+            return Ok(v.clone());
+        }
+        let name = self.m.names.name(x);
+        let v = if let Some(s) = self.p.sets.get(name) {
+            Value::set(s.clone())
+        } else if let Some(r) = self.p.rels.get(name) {
+            Value::rel(r.clone())
+        } else if let Some(b) = Builtin::by_name(name) {
+            Value::Prim(b)
+        } else if let Some(v) = self.derived(name) {
+            v
+        } else if let Some(raw) = self.m.bell_sets.get(&x) {
+            match self.p.sets.get(raw.as_str()) {
+                Some(s) => Value::set(s.clone()),
+                None => Value::set(Set::empty(self.n)),
+            }
+        } else if super::builtins::is_predefined_set(name) {
+            Value::set(Set::empty(self.n))
+        } else if super::builtins::is_predefined_rel(name) {
+            Value::rel(Rel::empty(self.n))
+        } else {
+            return Err(self.err(pos, format!("unbound var: {name}")));
+        };
+        self.globals.borrow_mut()[x.0 as usize] = Some(v.clone());
+        Ok(v)
+    }
+
+    /// Primitives computable from the events alone, for engines that leave them out.
+    fn derived(&self, name: &str) -> Option<Value<'m>> {
+        let ev = self.p.events;
+        let n = self.n;
+        let set = |f: &dyn Fn(&super::EventInfo) -> bool| Value::set(Set::from_iter(n, (0..n).filter(|&e| f(&ev[e]))));
+        let rel = |f: &dyn Fn(&super::EventInfo, &super::EventInfo) -> bool| {
+            let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
+            Value::rel(Rel::from_pairs(n, pairs.filter(|&(a, b)| f(&ev[a], &ev[b]))))
+        };
+        use crate::sem::Kind as K;
+        let mem = |e: &super::EventInfo| matches!(e.kind, K::Read | K::Write);
+        Some(match name {
+            "id" => Value::Rel(self.ident()),
+            "loc" => rel(&|a, b| mem(a) && mem(b) && a.loc.is_some() && a.loc == b.loc),
+            "int" => rel(&|a, b| a.proc == b.proc),
+            "ext" => rel(&|a, b| a.proc != b.proc),
+            "M" => set(&mem),
+            "R" => set(&|e| e.kind == K::Read),
+            "W" => set(&|e| e.kind == K::Write),
+            "F" => set(&|e| e.kind == K::Fence),
+            "B" => set(&|e| e.kind == K::Branch),
+            "IW" => set(&|e| e.kind == K::Write && e.proc.is_none()),
+            // Without mixed-size accesses, an access is single-copy atomic with itself.
+            "sm" | "si" => rel(&|a, b| mem(a) && std::ptr::eq(a, b)),
+            _ => return None,
+        })
+    }
+
+    // ---------- conversions ----------
+
+    pub fn as_rel(&self, v: &Value<'m>, pos: Pos) -> R<Rc<Rel>> {
+        match v {
+            Value::Rel(r) => Ok(r.clone()),
+            Value::Empty => Ok(Rc::new(Rel::empty(self.n))),
+            Value::Unv => Ok(self.unv()),
+            Value::Pair(a, b) => Ok(Rc::new(Rel::from_pairs(self.n, [(*a, *b)]))),
+            v => Err(self.err(pos, format!("type rel expected, {} found", v.type_name()))),
+        }
+    }
+
+    pub fn as_set(&self, v: &Value<'m>, pos: Pos) -> R<Rc<Set>> {
+        match v {
+            Value::Set(s) => Ok(s.clone()),
+            Value::Empty => Ok(Rc::new(Set::empty(self.n))),
+            Value::Unv => Ok(self.full()),
+            Value::Event(e) => Ok(Rc::new(Set::from_iter(self.n, [*e]))),
+            v => Err(self.err(pos, format!("type events expected, {} found", v.type_name()))),
+        }
+    }
+
+    fn tag2set(v: Value<'m>) -> Value<'m> {
+        match v {
+            Value::Tag(..) => Value::ValSet(Rc::new(vec![v])),
+            v => v,
+        }
+    }
+
+    /// All tags of an enum type (for complements of tag sets).
+    fn tag_universe(&self, ty: &str) -> Vec<Value<'m>> {
+        let m = self.m;
+        let mut v: Vec<Value<'m>> = m
+            .enums
+            .iter()
+            .filter(|(t, _)| t == ty)
+            .flat_map(|(t, tags)| tags.iter().map(move |x| Value::Tag(t.as_str(), x.as_str())))
+            .collect();
+        v.sort_by(cmp);
+        v.dedup_by(|a, b| cmp(a, b) == Ordering::Equal);
+        v
+    }
+
+    // ---------- expressions ----------
+
+    pub fn eval(&self, env: &Env<'m>, e: &'m Expr) -> R<Value<'m>> {
+        match e {
+            Expr::EmptyRel(_) => Ok(Value::rel(Rel::empty(self.n))),
+            Expr::Universe(_) => Ok(Value::Unv),
+            Expr::Tag(pos, t) => match self.m.tag_types.get(t.as_str()) {
+                Some(ty) => Ok(Value::Tag(ty.as_str(), t.as_str())),
+                None => Err(self.err(*pos, format!("tag '{t} is undefined"))),
+            },
+            Expr::Var(pos, x) => self.lookup(env, *x, *pos),
+            Expr::Fun(f) => Ok(self.closure(env, f, None)),
+            Expr::Op1(pos, op, a) => self.eval_op1(env, *pos, *op, a),
+            Expr::ExplicitSet(pos, es) => {
+                let mut vs = Vec::with_capacity(es.len());
+                for a in es {
+                    match self.eval(env, a)? {
+                        Value::Unv => return Err(self.err(a.pos(), "universe in explicit set")),
+                        v => vs.push(v),
+                    }
+                }
+                self.explicit_set(*pos, vs)
+            }
+            Expr::Op(_, Op2::Tuple, es) => {
+                let vs = es.iter().map(|a| self.eval(env, a)).collect::<R<Vec<_>>>()?;
+                Ok(Value::Tuple(Rc::new(vs)))
+            }
+            Expr::Op(pos, Op2::Union, es) => self.union(env, *pos, es),
+            Expr::Op(_, Op2::Seq, es) => self.seq(env, es),
+            Expr::Op(pos, Op2::Inter, es) => self.inter(env, *pos, &es[0], &es[1]),
+            Expr::Op(pos, Op2::Diff, es) => self.diff(env, *pos, &es[0], &es[1]),
+            Expr::Op(_, Op2::Cartesian, es) => {
+                let a = self.eval(env, &es[0])?;
+                let a = self.as_set(&a, es[0].pos())?;
+                let b = self.eval(env, &es[1])?;
+                let b = self.as_set(&b, es[1].pos())?;
+                Ok(Value::rel(Rel::cartesian(&a, &b)))
+            }
+            Expr::Op(pos, Op2::Add, es) => {
+                let a = self.eval(env, &es[0])?;
+                let b = self.eval(env, &es[1])?;
+                self.add(*pos, a, b)
+            }
+            Expr::App(pos, f, a) => {
+                let f = self.eval(env, f)?;
+                let a = self.eval(env, a)?;
+                self.apply(*pos, &f, a)
+            }
+            Expr::Bind(_, bds, body) => {
+                let env2 = self.bind_all(env, env, bds)?;
+                self.eval(&env2, body)
+            }
+            Expr::BindRec(pos, bds, body) => match self.env_rec(env, *pos, bds, None)? {
+                Some(env2) => self.eval(&env2, body),
+                None => Err(self.err(*pos, "check failed in recursive binding")),
+            },
+            Expr::Match(pos, a, cls, d) => match self.eval(env, a)? {
+                Value::Tag(_, s) => {
+                    for (t, c) in cls {
+                        if t == s {
+                            return self.eval(env, c);
+                        }
+                    }
+                    match d {
+                        Some(d) => self.eval(env, d),
+                        None => Err(self.err(*pos, format!("pattern matching failed on value '{s}'"))),
+                    }
+                }
+                v => Err(self.err(
+                    a.pos(),
+                    format!("matching on non-tag value of type '{}'", v.type_name()),
+                )),
+            },
+            Expr::MatchSet(pos, a, em, cl) => self.match_set(env, *pos, a, em, cl),
+            Expr::Try(_, a, b) => match self.eval(env, a) {
+                Ok(v) => Ok(v),
+                Err(_) => self.eval(env, b),
+            },
+            Expr::If(pos, c, a, b) => {
+                if self.cond(env, *pos, c)? {
+                    self.eval(env, a)
+                } else {
+                    self.eval(env, b)
+                }
+            }
+        }
+    }
+
+    pub fn closure(&self, env: &Env<'m>, f: &'m FunDef, rec: Option<(Rc<RecGroup<'m>>, usize)>) -> Value<'m> {
+        let mut cenv = Env::default();
+        for &x in &f.free {
+            if let Some(s) = env.lookup(x) {
+                cenv = cenv.bind_slot(x, s.clone());
+            }
+        }
+        Value::Clo(Rc::new(Closure {
+            def: f,
+            env: cenv,
+            rec,
+            id: self.fresh_id(),
+        }))
+    }
+
+    fn eval_op1(&self, env: &Env<'m>, pos: Pos, op: Op1, a: &'m Expr) -> R<Value<'m>> {
+        if op == Op1::ToId {
+            return match self.eval(env, a)? {
+                Value::Empty => Ok(Value::Empty),
+                Value::Unv => Ok(Value::Rel(self.ident())),
+                Value::Set(s) => Ok(Value::rel(Rel::identity(&s))),
+                Value::Event(e) => Ok(Value::rel(Rel::from_pairs(self.n, [(e, e)]))),
+                v => Err(self.err(a.pos(), format!("type events expected, {} found", v.type_name()))),
+            };
+        }
+        let v = self.eval(env, a)?;
+        let bad = |v: &Value| self.err(a.pos(), format!("type rel expected, {} found", v.type_name()));
+        match (op, v) {
+            (Op1::Plus, Value::Empty) => Ok(Value::Empty),
+            (Op1::Star | Op1::Opt, Value::Empty) => Ok(Value::Rel(self.ident())),
+            (Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv, Value::Unv) => Ok(Value::Unv),
+            (Op1::Plus, Value::Rel(r)) => Ok(Value::rel(r.transitive_closure())),
+            (Op1::Star, Value::Rel(r)) => Ok(Value::rel(r.reflexive_transitive_closure())),
+            (Op1::Opt, Value::Rel(r)) => Ok(Value::rel(r.union(&self.ident()))),
+            (Op1::Inv, Value::Empty) => Ok(Value::Empty),
+            (Op1::Inv, Value::Rel(r)) => Ok(Value::rel(r.inverse())),
+            (Op1::Inv, Value::Pair(a, b)) => Ok(Value::Pair(b, a)),
+            (Op1::Comp, Value::Empty) => Ok(Value::Unv),
+            (Op1::Comp, Value::Unv) => Ok(Value::Empty),
+            (Op1::Comp, Value::Set(s)) => Ok(Value::set(s.complement())),
+            (Op1::Comp, Value::Rel(r)) => Ok(Value::rel(r.complement())),
+            (Op1::Comp, Value::ValSet(s)) => match s.first() {
+                Some(Value::Tag(ty, _)) => {
+                    let all = self.tag_universe(ty);
+                    let rest = all.into_iter().filter(|t| !valset_contains(&s, t)).collect();
+                    Ok(Value::ValSet(Rc::new(rest)))
+                }
+                _ => Err(self.err(pos, "set or relation expected, set found")),
+            },
+            (Op1::Comp, Value::Tag(ty, t)) => {
+                let all = self.tag_universe(ty);
+                let rest = all
+                    .into_iter()
+                    .filter(|x| !matches!(x, Value::Tag(_, y) if *y == t))
+                    .collect();
+                Ok(Value::ValSet(Rc::new(rest)))
+            }
+            (Op1::Comp, v) => Err(self.err(
+                pos,
+                format!("set or relation expected, {} found", v.type_name()),
+            )),
+            (_, v) => Err(bad(&v)),
+        }
+    }
+
+    fn explicit_set(&self, pos: Pos, vs: Vec<Value<'m>>) -> R<Value<'m>> {
+        if vs.is_empty() {
+            return Ok(Value::Empty);
+        }
+        if vs.iter().all(|v| matches!(v, Value::Event(_))) {
+            let s = Set::from_iter(self.n, vs.iter().filter_map(|v| match v {
+                Value::Event(e) => Some(*e),
+                _ => None,
+            }));
+            return Ok(Value::set(s));
+        }
+        if vs.iter().all(|v| matches!(v, Value::Pair(..))) {
+            let r = Rel::from_pairs(self.n, vs.iter().filter_map(|v| match v {
+                Value::Pair(a, b) => Some((*a, *b)),
+                _ => None,
+            }));
+            return Ok(Value::rel(r));
+        }
+        if vs.iter().any(|v| matches!(v, Value::Event(_) | Value::Pair(..))) {
+            return Err(self.err(pos, "heterogeneous set elements"));
+        }
+        Ok(valset(vs))
+    }
+
+    fn union(&self, env: &Env<'m>, pos: Pos, es: &'m [Expr]) -> R<Value<'m>> {
+        let mut acc: Option<Value<'m>> = None;
+        let mut unv = false;
+        for a in es {
+            let v = Self::tag2set(self.eval(env, a)?);
+            match v {
+                Value::Empty => continue,
+                Value::Unv => {
+                    unv = true;
+                    continue;
+                }
+                _ => {}
+            }
+            acc = Some(match (acc, v) {
+                (None, Value::Pair(x, y)) => Value::rel(Rel::from_pairs(self.n, [(x, y)])),
+                (None, Value::Event(x)) => Value::set(Set::from_iter(self.n, [x])),
+                (None, v @ (Value::Rel(_) | Value::Set(_) | Value::ValSet(_))) => v,
+                (Some(Value::Rel(r)), Value::Rel(s)) => {
+                    let mut r = Rc::unwrap_or_clone(r);
+                    r.union_with(&s);
+                    Value::rel(r)
+                }
+                (Some(Value::Set(r)), Value::Set(s)) => {
+                    let mut r = Rc::unwrap_or_clone(r);
+                    r.union_with(&s);
+                    Value::set(r)
+                }
+                (Some(Value::ValSet(r)), Value::ValSet(s)) => {
+                    let mut v = Rc::unwrap_or_clone(r);
+                    v.extend(s.iter().cloned());
+                    valset(v)
+                }
+                (prev, v) => {
+                    let t0 = prev.map_or("?", |p| p.type_name());
+                    return Err(self.err(
+                        a.pos(),
+                        format!("type {t0} expected, {} found", v.type_name()),
+                    ));
+                }
+            });
+        }
+        let _ = pos;
+        if unv {
+            return Ok(Value::Unv);
+        }
+        Ok(acc.unwrap_or(Value::Empty))
+    }
+
+    fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
+        let mut acc = SeqAcc::Neutral;
+        for a in es {
+            // `[S]` is kept as a set: composing with it is a restriction.
+            let item = if let Expr::Op1(_, Op1::ToId, s) = a {
+                match self.eval(env, s)? {
+                    Value::Empty => return Ok(Value::Empty),
+                    Value::Unv => continue,
+                    v => SeqAcc::Id(Rc::unwrap_or_clone(self.as_set(&v, s.pos())?)),
+                }
+            } else {
+                match self.eval(env, a)? {
+                    Value::Empty => return Ok(Value::Empty),
+                    Value::Unv => continue,
+                    v => SeqAcc::Rel(Rc::unwrap_or_clone(self.as_rel(&v, a.pos())?)),
+                }
+            };
+            acc = match (acc, item) {
+                (SeqAcc::Neutral, x) => x,
+                (SeqAcc::Id(s), SeqAcc::Id(t)) => SeqAcc::Id(s.inter(&t)),
+                (SeqAcc::Id(s), SeqAcc::Rel(r)) => SeqAcc::Rel(r.restrict_domain(&s)),
+                (SeqAcc::Rel(r), SeqAcc::Id(s)) => SeqAcc::Rel(r.restrict_range(&s)),
+                (SeqAcc::Rel(r), SeqAcc::Rel(t)) => SeqAcc::Rel(r.compose(&t)),
+                (_, SeqAcc::Neutral) => unreachable!("items are never neutral"),
+            };
+            let empty = match &acc {
+                SeqAcc::Id(s) => s.is_empty(),
+                SeqAcc::Rel(r) => r.is_empty(),
+                SeqAcc::Neutral => false,
+            };
+            if empty {
+                return Ok(Value::Empty);
+            }
+        }
+        Ok(match acc {
+            SeqAcc::Neutral => Value::Rel(self.unv()),
+            SeqAcc::Id(s) => Value::rel(Rel::identity(&s)),
+            SeqAcc::Rel(r) => Value::rel(r),
+        })
+    }
+
+    fn inter(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, b: &'m Expr) -> R<Value<'m>> {
+        // `r & (A * B)` restricts r without building the product.
+        let cart = match (a, b) {
+            (r, Expr::Op(_, Op2::Cartesian, ab)) | (Expr::Op(_, Op2::Cartesian, ab), r) => Some((r, ab)),
+            _ => None,
+        };
+        if let Some((r, ab)) = cart {
+            let rv = self.eval(env, r)?;
+            if let Value::Rel(rr) = &rv {
+                let s1 = self.eval(env, &ab[0])?;
+                let s1 = self.as_set(&s1, ab[0].pos())?;
+                let s2 = self.eval(env, &ab[1])?;
+                let s2 = self.as_set(&s2, ab[1].pos())?;
+                return Ok(Value::rel(rr.restrict_domain(&s1).restrict_range(&s2)));
+            }
+        }
+        let v1 = Self::tag2set(self.eval(env, a)?);
+        let v2 = Self::tag2set(self.eval(env, b)?);
+        match (v1, v2) {
+            (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.inter(&y))),
+            (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.inter(&y))),
+            (Value::ValSet(x), Value::ValSet(y)) => Ok(Value::ValSet(Rc::new(
+                x.iter().filter(|v| valset_contains(&y, v)).cloned().collect(),
+            ))),
+            (Value::Unv, v) | (v, Value::Unv) => Ok(v),
+            (Value::Empty, _) | (_, Value::Empty) => Ok(Value::Empty),
+            (x, y) => Err(self.err(
+                pos,
+                format!("intersection of {} and {}", x.type_name(), y.type_name()),
+            )),
+        }
+    }
+
+    fn diff(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, b: &'m Expr) -> R<Value<'m>> {
+        let v1 = Self::tag2set(self.eval(env, a)?);
+        let v2 = Self::tag2set(self.eval(env, b)?);
+        match (v1, v2) {
+            (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.diff(&y))),
+            (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.diff(&y))),
+            (Value::ValSet(x), Value::ValSet(y)) => Ok(Value::ValSet(Rc::new(
+                x.iter().filter(|v| !valset_contains(&y, v)).cloned().collect(),
+            ))),
+            (Value::Unv, Value::Rel(y)) => Ok(Value::rel(y.complement())),
+            (Value::Unv, Value::Set(y)) => Ok(Value::set(y.complement())),
+            (Value::Unv, Value::ValSet(y)) => match y.first() {
+                Some(Value::Tag(ty, _)) => {
+                    let all = self.tag_universe(ty);
+                    Ok(Value::ValSet(Rc::new(
+                        all.into_iter().filter(|t| !valset_contains(&y, t)).collect(),
+                    )))
+                }
+                _ => Err(self.err(pos, "cannot build universe for element type")),
+            },
+            (Value::Unv, Value::Empty) => Ok(Value::Unv),
+            (_, Value::Unv) | (Value::Empty, _) => Ok(Value::Empty),
+            (v, Value::Empty) if matches!(v, Value::Rel(_) | Value::Set(_) | Value::ValSet(_)) => Ok(v),
+            (x, y) => Err(self.err(
+                pos,
+                format!("difference of {} and {}", x.type_name(), y.type_name()),
+            )),
+        }
+    }
+
+    fn add(&self, pos: Pos, a: Value<'m>, b: Value<'m>) -> R<Value<'m>> {
+        match (a, b) {
+            (Value::Unv, _) => Err(self.err(pos, "universe in set ++")),
+            (_, Value::Unv) => Ok(Value::Unv),
+            (Value::Event(e), Value::Empty) => Ok(Value::set(Set::from_iter(self.n, [e]))),
+            (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(Rel::from_pairs(self.n, [(x, y)]))),
+            (v, Value::Empty) => Ok(Value::ValSet(Rc::new(vec![v]))),
+            (v, Value::ValSet(s)) => Ok(valset_add(&s, v)),
+            (Value::Pair(x, y), Value::Rel(r)) => {
+                let mut r = Rc::unwrap_or_clone(r);
+                r.insert(x, y);
+                Ok(Value::rel(r))
+            }
+            (Value::Tuple(t), Value::Rel(r)) => match &t[..] {
+                [Value::Event(x), Value::Event(y)] => {
+                    let mut r = Rc::unwrap_or_clone(r);
+                    r.insert(*x, *y);
+                    Ok(Value::rel(r))
+                }
+                _ => Err(self.err(pos, "this expression should be a pair")),
+            },
+            (Value::Event(e), Value::Set(s)) => {
+                let mut s = Rc::unwrap_or_clone(s);
+                s.insert(e);
+                Ok(Value::set(s))
+            }
+            (a, b) => Err(self.err(
+                pos,
+                format!("cannot add a {} to a {}", a.type_name(), b.type_name()),
+            )),
+        }
+    }
+
+    /// Binds a pattern to a value (tuples are split component-wise).
+    pub fn bind_pat(&self, env: &Env<'m>, pos: Pos, pat: &Pat, v: Value<'m>) -> R<Env<'m>> {
+        match pat {
+            Pat::Var(None) => Ok(env.clone()),
+            Pat::Var(Some(x)) => Ok(env.bind(*x, v)),
+            Pat::Tuple(xs) => {
+                let vs: Vec<Value<'m>> = match v {
+                    Value::Tuple(t) => t.to_vec(),
+                    Value::Pair(a, b) => vec![Value::Event(a), Value::Event(b)],
+                    v => vec![v],
+                };
+                if vs.len() != xs.len() {
+                    return Err(self.err(pos, "binding mismatch"));
+                }
+                let mut env = env.clone();
+                for (x, v) in xs.iter().zip(vs) {
+                    if let Some(x) = x {
+                        env = env.bind(*x, v);
+                    }
+                }
+                Ok(env)
+            }
+        }
+    }
+
+    pub fn apply(&self, pos: Pos, f: &Value<'m>, arg: Value<'m>) -> R<Value<'m>> {
+        match f {
+            Value::Clo(c) => {
+                let mut env = c.env.clone();
+                if let Some((g, _)) = &c.rec {
+                    for (j, (name, def)) in g.funs.iter().enumerate() {
+                        let clo = Value::Clo(Rc::new(Closure {
+                            def,
+                            env: g.env.clone(),
+                            rec: Some((g.clone(), j)),
+                            id: self.fresh_id(),
+                        }));
+                        env = env.bind(*name, clo);
+                    }
+                }
+                let env = self
+                    .bind_pat(&env, pos, &c.def.pat, arg)
+                    .map_err(|_| self.err(pos, "argument mismatch"))?;
+                self.eval(&env, &c.def.body)
+            }
+            Value::Prim(b) => self
+                .call_builtin(*b, arg)
+                .map_err(|msg| self.err(pos, format!("primitive {}: {msg}", b.name()))),
+            v => Err(self.err(pos, format!("closure or primitive expected, {} found", v.type_name()))),
+        }
+    }
+
+    /// `let` bindings: right-hand sides see `outer`, results extend `base`.
+    pub fn bind_all(&self, outer: &Env<'m>, base: &Env<'m>, bds: &'m [Binding]) -> R<Env<'m>> {
+        let mut env = base.clone();
+        for b in bds {
+            match &b.pat {
+                Pat::Var(None) => {}
+                Pat::Var(Some(x)) => {
+                    let slot = match &b.expr {
+                        // Cheap forms are evaluated at once.
+                        Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_) => Slot::Val(self.eval(outer, &b.expr)?),
+                        e => Slot::Thunk(Rc::new(Thunk {
+                            expr: e,
+                            env: outer.clone(),
+                            cell: RefCell::new(None),
+                        })),
+                    };
+                    env = env.bind_slot(*x, slot);
+                }
+                pat => {
+                    let v = self.eval(outer, &b.expr)?;
+                    env = self.bind_pat(&env, b.pos, pat, v)?;
+                }
+            }
+        }
+        Ok(env)
+    }
+
+    /// `let rec`: functions become a recursive group; other bindings are computed as a
+    /// least fixpoint from empty values. `Ok(None)` when the `when` check fails.
+    pub fn env_rec(&self, env: &Env<'m>, pos: Pos, bds: &'m [Binding], check: Option<&'m Test>) -> R<Option<Env<'m>>> {
+        let mut funs = Vec::new();
+        let mut vals = Vec::new();
+        for b in bds {
+            match (&b.pat, &b.expr) {
+                (Pat::Var(Some(x)), Expr::Fun(f)) => funs.push((*x, &**f)),
+                (Pat::Tuple(_), Expr::Fun(_)) => return Err(self.err(b.pos, "binding mismatch")),
+                _ => vals.push(b),
+            }
+        }
+        let add_funs = |env: &Env<'m>| -> Env<'m> {
+            if funs.is_empty() {
+                return env.clone();
+            }
+            let g = Rc::new(RecGroup {
+                env: env.clone(),
+                funs: funs.clone(),
+            });
+            let mut e = env.clone();
+            for (j, (name, def)) in funs.iter().enumerate() {
+                let clo = self.closure(env, def, Some((g.clone(), j)));
+                e = e.bind(*name, clo);
+            }
+            e
+        };
+        if vals.is_empty() {
+            return Ok(Some(add_funs(env)));
+        }
+        let vars: Vec<Vec<Option<Sym>>> = vals.iter().map(|b| b.pat.vars()).collect();
+        let mut cur: Vec<Value<'m>> = vals
+            .iter()
+            .map(|b| match &b.pat {
+                Pat::Var(_) => Value::Empty,
+                Pat::Tuple(xs) => Value::Tuple(Rc::new(vec![Value::Empty; xs.len()])),
+            })
+            .collect();
+        let with_vals = |cur: &[Value<'m>]| -> R<Env<'m>> {
+            let mut e = env.clone();
+            for (b, v) in vals.iter().zip(cur) {
+                e = self.bind_pat(&e, b.pos, &b.pat, v.clone())?;
+            }
+            Ok(e)
+        };
+        let _ = vars;
+        for _round in 0..10_000 {
+            let mut e = add_funs(&with_vals(&cur)?);
+            let mut next = Vec::with_capacity(cur.len());
+            for b in &vals {
+                let v = self.eval(&e, &b.expr)?;
+                e = self.bind_pat(&e, b.pos, &b.pat, v.clone())?;
+                e = add_funs(&e);
+                next.push(v);
+            }
+            if let Some(t) = check
+                && !self.test_ok(&e, t)?
+            {
+                return Ok(None);
+            }
+            let stable = cur
+                .iter()
+                .zip(&next)
+                .map(|(old, new)| self.stabilised(pos, old, new))
+                .collect::<R<Vec<bool>>>()?
+                .into_iter()
+                .all(|b| b);
+            cur = next;
+            if stable {
+                return Ok(Some(e));
+            }
+        }
+        Err(self.err(pos, "recursive definition does not converge"))
+    }
+
+    /// Whether `new ⊆ old` (the iteration has reached its fixpoint).
+    fn stabilised(&self, pos: Pos, old: &Value<'m>, new: &Value<'m>) -> R<bool> {
+        Ok(match (old, new) {
+            (_, Value::Empty) | (Value::Unv, _) => true,
+            (Value::Empty, Value::Rel(r)) => r.is_empty(),
+            (Value::Empty, Value::Set(s)) => s.is_empty(),
+            (Value::Empty, Value::ValSet(s)) => s.is_empty(),
+            (Value::Rel(o), Value::Rel(n)) => n.is_subset(o),
+            (Value::Set(o), Value::Set(n)) => n.is_subset(o),
+            (Value::ValSet(o), Value::ValSet(n)) => n.iter().all(|x| valset_contains(o, x)),
+            (Value::Rel(o), Value::Unv) => o.len() == self.n * self.n,
+            (Value::Set(o), Value::Unv) => o.len() == self.n,
+            (Value::Tuple(o), Value::Tuple(n)) if o.len() == n.len() => {
+                let mut all = true;
+                for (a, b) in o.iter().zip(n.iter()) {
+                    all &= self.stabilised(pos, a, b)?;
+                }
+                all
+            }
+            (_, v) => return Err(self.err(pos, format!("illegal recursion on type '{}'", v.type_name()))),
+        })
+    }
+
+    fn match_set(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, em: &'m Expr, cl: &'m SetClause) -> R<Value<'m>> {
+        // The set's elements, smallest first (herd picks the minimum).
+        let kind = self.eval(env, a)?;
+        let elems: Vec<Value<'m>> = match &kind {
+            Value::Empty => Vec::new(),
+            Value::Set(s) => s.iter().map(Value::Event).collect(),
+            Value::Rel(r) => r.pairs().map(|(x, y)| Value::Pair(x, y)).collect(),
+            Value::ValSet(s) => s.to_vec(),
+            Value::Unv => return Err(self.err(pos, "cannot set-match on universe")),
+            v => {
+                return Err(self.err(
+                    a.pos(),
+                    format!("set-matching on non-set value of type '{}'", v.type_name()),
+                ));
+            }
+        };
+        if elems.is_empty() {
+            return self.eval(env, em);
+        }
+        let rebuild = |vs: &[Value<'m>]| -> Value<'m> {
+            match &kind {
+                Value::Set(_) => Value::set(Set::from_iter(
+                    self.n,
+                    vs.iter().filter_map(|v| if let Value::Event(e) = v { Some(*e) } else { None }),
+                )),
+                Value::Rel(_) => Value::rel(Rel::from_pairs(
+                    self.n,
+                    vs.iter().filter_map(|v| if let Value::Pair(x, y) = v { Some((*x, *y)) } else { None }),
+                )),
+                _ => Value::ValSet(Rc::new(vs.to_vec())),
+            }
+        };
+        match cl {
+            SetClause::EltRem(x, xs, body) => {
+                let mut e = env.clone();
+                if let Some(x) = x {
+                    e = e.bind(*x, elems[0].clone());
+                }
+                if let Some(xs) = xs {
+                    e = e.bind(*xs, rebuild(&elems[1..]));
+                }
+                self.eval(&e, body)
+            }
+            SetClause::PreEltPost(s1, x, s2, body) => {
+                let mid = elems.len() / 2;
+                let mut e = env.clone();
+                if let Some(x) = x {
+                    e = e.bind(*x, elems[mid].clone());
+                }
+                if let Some(s1) = s1 {
+                    e = e.bind(*s1, rebuild(&elems[..mid]));
+                }
+                if let Some(s2) = s2 {
+                    e = e.bind(*s2, rebuild(&elems[mid + 1..]));
+                }
+                self.eval(&e, body)
+            }
+        }
+    }
+
+    pub fn variant(&self, c: &VariantCond) -> bool {
+        match c {
+            VariantCond::Variant(v) => self.m.has_variant(v),
+            VariantCond::Not(a) => !self.variant(a),
+            VariantCond::And(a, b) => self.variant(a) && self.variant(b),
+            VariantCond::Or(a, b) => self.variant(a) || self.variant(b),
+        }
+    }
+
+    fn cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
+        match c {
+            Cond::Variant(v) => Ok(self.variant(v)),
+            Cond::Eq(a, b) => {
+                let x = self.eval(env, a)?;
+                let y = self.eval(env, b)?;
+                Ok(cmp(&x, &y) == Ordering::Equal)
+            }
+            Cond::In(a, b) => {
+                let x = self.eval(env, a)?;
+                let y = self.eval(env, b)?;
+                match (&x, y) {
+                    (Value::Event(e), y) => Ok(self.as_set(&y, b.pos())?.contains(*e)),
+                    (Value::Pair(p, q), y) => Ok(self.as_rel(&y, b.pos())?.contains(*p, *q)),
+                    (_, Value::ValSet(s)) => Ok(valset_contains(&s, &x)),
+                    (_, Value::Empty) => Ok(false),
+                    (_, y) => Err(self.err(b.pos(), format!("set expected, found {}", y.type_name()))),
+                }
+            }
+            Cond::Subset(a, b) => {
+                let x = self.eval(env, a)?;
+                let y = self.eval(env, b)?;
+                match (&x, &y) {
+                    (Value::Empty, _) => Ok(true),
+                    (Value::Set(_) | Value::Event(_), _) | (_, Value::Set(_)) => {
+                        Ok(self.as_set(&x, a.pos())?.is_subset(&*self.as_set(&y, b.pos())?))
+                    }
+                    (Value::ValSet(s), Value::ValSet(t)) => Ok(s.iter().all(|v| valset_contains(t, v))),
+                    (Value::ValSet(s), Value::Empty) => Ok(s.is_empty()),
+                    _ => Ok(self.as_rel(&x, a.pos())?.is_subset(&*self.as_rel(&y, b.pos())?)),
+                }
+            }
+        }
+        .map_err(|e: CatError| if e.line == 0 { self.err(pos, e.msg) } else { e })
+    }
+
+    /// Evaluates a check's expression as a relation or a set and decides it.
+    pub fn test_ok(&self, env: &Env<'m>, t: &'m Test) -> R<bool> {
+        Ok(self.test_eval(env, t)?.0)
+    }
+
+    /// The check's verdict, and a cycle when an acyclicity check fails.
+    pub fn test_eval(&self, env: &Env<'m>, t: &'m Test) -> R<(bool, Option<Vec<usize>>)> {
+        let v = self.eval(env, &t.expr)?;
+        let (holds, cycle) = match (t.kind, &v) {
+            (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),
+            (TestKind::Empty, Value::Event(_)) => (false, None),
+            (TestKind::Empty, Value::ValSet(s)) => (s.is_empty(), None),
+            (TestKind::Empty, v) => (self.as_rel(v, t.expr.pos())?.is_empty(), None),
+            (_, Value::Set(_) | Value::Event(_)) => {
+                return Err(self.err(t.expr.pos(), "relation expected"));
+            }
+            (TestKind::Irreflexive, v) => (self.as_rel(v, t.expr.pos())?.is_irreflexive(), None),
+            (TestKind::Acyclic, v) => {
+                let c = self.as_rel(v, t.expr.pos())?.find_cycle();
+                (c.is_none(), c)
+            }
+        };
+        Ok((holds != t.negated, cycle))
+    }
+}

@@ -1,0 +1,251 @@
+//! Running a model's instructions on one candidate.
+//!
+//! What remains to run is a persistent stack of frames ([`Kont`]), so `with x from S` can
+//! run the rest of the model once per element of `S` by sharing that stack.
+
+use super::ast::*;
+use super::eval::{Ctx, R};
+use super::value::*;
+use super::{CheckKind, Failure, Verdict};
+use std::rc::Rc;
+
+enum Frame<'m> {
+    Seq(&'m [Ins]),
+    /// Back from a procedure call: the caller's environment.
+    Restore(Env<'m>),
+    Forall {
+        x: Sym,
+        elems: Rc<Vec<Value<'m>>>,
+        next: usize,
+        body: &'m [Ins],
+        env0: Env<'m>,
+    },
+}
+
+#[derive(Clone, Default)]
+struct Kont<'m>(Option<Rc<(Frame<'m>, Kont<'m>)>>);
+
+impl<'m> Kont<'m> {
+    fn push(&self, f: Frame<'m>) -> Kont<'m> {
+        Kont(Some(Rc::new((f, self.clone()))))
+    }
+}
+
+#[derive(Clone)]
+struct State<'m> {
+    env: Env<'m>,
+    flags: Vec<String>,
+}
+
+pub struct Runner<'c, 'm, 'p> {
+    pub cx: &'c Ctx<'m, 'p>,
+    pub report: &'c mut dyn FnMut(Verdict) -> bool,
+}
+
+impl<'m> Runner<'_, 'm, '_> {
+    /// Runs `progs` in order (stdlib, bell, model); false when the caller asked to stop.
+    pub fn run_all(&mut self, progs: &[&'m [Ins]]) -> R<bool> {
+        let mut k = Kont::default();
+        for p in progs.iter().rev() {
+            k = k.push(Frame::Seq(p));
+        }
+        let st = State {
+            env: Env::default(),
+            flags: Vec::new(),
+        };
+        self.run(st, k)
+    }
+
+    fn verdict(&self, st: &State<'m>, failed: Option<Failure>) -> Verdict {
+        let get = |name: &str| {
+            let x = self.cx.m.names.get(name)?;
+            let v = self.cx.lookup(&st.env, x, Pos::default()).ok()?;
+            self.cx.as_rel(&v, Pos::default()).ok().map(|r| (*r).clone())
+        };
+        Verdict {
+            failed,
+            flags: st.flags.clone(),
+            co: get("co"),
+            rf: get("rf"),
+        }
+    }
+
+    fn run(&mut self, mut st: State<'m>, mut k: Kont<'m>) -> R<bool> {
+        loop {
+            let Some(node) = k.0.clone() else {
+                let v = self.verdict(&st, None);
+                return Ok((self.report)(v));
+            };
+            let (frame, rest) = &*node;
+            k = rest.clone();
+            match frame {
+                Frame::Seq([]) => {}
+                Frame::Seq([i, more @ ..]) => {
+                    k = k.push(Frame::Seq(more));
+                    match self.exec(&mut st, i, k)? {
+                        Step::Next(k2) => k = k2,
+                        Step::Done(b) => return Ok(b),
+                    }
+                }
+                Frame::Restore(env) => st.env = env.clone(),
+                Frame::Forall {
+                    x,
+                    elems,
+                    next,
+                    body,
+                    env0,
+                } => {
+                    if *next == elems.len() {
+                        st.env = env0.clone();
+                    } else {
+                        st.env = env0.bind(*x, elems[*next].clone());
+                        k = k
+                            .push(Frame::Forall {
+                                x: *x,
+                                elems: elems.clone(),
+                                next: next + 1,
+                                body,
+                                env0: env0.clone(),
+                            })
+                            .push(Frame::Seq(body));
+                    }
+                }
+            }
+        }
+    }
+
+    fn exec(&mut self, st: &mut State<'m>, i: &'m Ins, k: Kont<'m>) -> R<Step<'m>> {
+        let cx = self.cx;
+        match i {
+            Ins::Let(_, bds) => st.env = cx.bind_all(&st.env, &st.env, bds)?,
+            Ins::Rec(pos, bds, test) => match cx.env_rec(&st.env, *pos, bds, test.as_ref())? {
+                Some(env) => st.env = env,
+                None => {
+                    let t = test.as_ref().expect("only a `when` check fails a let rec");
+                    return self.fail(st, t, None);
+                }
+            },
+            Ins::Match(pos, e, cls, d) => {
+                let v = cx.eval(&st.env, e)?;
+                let Value::Tag(_, s) = v else {
+                    return Err(cx.err(e.pos(), format!("matching on non-tag value of type '{}'", v.type_name())));
+                };
+                let branch = cls.iter().find(|(t, _)| t == s).map(|(_, b)| b).or(d.as_ref());
+                match branch {
+                    Some(b) => return Ok(Step::Next(k.push(Frame::Seq(b)))),
+                    None => return Err(cx.err(*pos, format!("pattern matching failed on value '{s}'"))),
+                }
+            }
+            Ins::Test(t, ty) => {
+                let (ok, cycle) = cx.test_eval(&st.env, t)?;
+                match (ok, ty) {
+                    (true, TestType::Flag) => {
+                        if let Some(n) = &t.name {
+                            st.flags.push(n.clone());
+                        }
+                    }
+                    (true, _) | (false, TestType::Flag) => {}
+                    (false, TestType::Check) => return self.fail(st, t, cycle),
+                    (false, TestType::UndefinedUnless) => st.flags.push("*undef*".into()),
+                    (false, TestType::Assert) => {
+                        let n = t.name.as_deref().unwrap_or("(unknown)");
+                        return Err(cx.err(t.pos, format!("{n} assertion failed, check input test")));
+                    }
+                }
+            }
+            Ins::Show(_) | Ins::Events(_) | Ins::Debug(..) => {}
+            Ins::Include { pos, name, file } => match file {
+                Some(f) => return Ok(Step::Next(k.push(Frame::Seq(&cx.m.files[*f].prog.body)))),
+                None => return Err(cx.err(*pos, format!("cannot find file {name}"))),
+            },
+            Ins::Procedure(_, name, pat, body, is_rec) => {
+                let p = Procedure {
+                    pat,
+                    body,
+                    env: st.env.clone(),
+                    rec_name: is_rec.then_some(*name),
+                };
+                st.env = st.env.bind(*name, Value::Proc(Rc::new(p)));
+            }
+            Ins::Call(pos, name, arg, _) => {
+                let Value::Proc(p) = cx.lookup(&st.env, *name, *pos)? else {
+                    return Err(cx.err(*pos, "procedure expected"));
+                };
+                let a = cx.eval(&st.env, arg)?;
+                let mut env = p.env.clone();
+                if let Some(r) = p.rec_name {
+                    env = env.bind(r, Value::Proc(p.clone()));
+                }
+                let env = cx.bind_pat(&env, *pos, p.pat, a)?;
+                let k = k.push(Frame::Restore(st.env.clone())).push(Frame::Seq(p.body));
+                st.env = env;
+                return Ok(Step::Next(k));
+            }
+            Ins::Enum(_, name, _) => {
+                let v = cx.m.enum_value(*name);
+                st.env = st.env.bind(*name, v);
+            }
+            Ins::Forall(pos, x, e, body) => {
+                let elems = match cx.eval(&st.env, e)? {
+                    Value::Empty => Rc::new(Vec::new()),
+                    Value::ValSet(s) => s,
+                    t @ Value::Tag(..) => Rc::new(vec![t]),
+                    _ => return Err(cx.err(*pos, "forall instruction applied to non-set value")),
+                };
+                let f = Frame::Forall {
+                    x: *x,
+                    elems,
+                    next: 0,
+                    body,
+                    env0: st.env.clone(),
+                };
+                return Ok(Step::Next(k.push(f)));
+            }
+            Ins::WithFrom(_, x, e) => {
+                let elems = match cx.eval(&st.env, e)? {
+                    // No choice at all: this candidate has no valid branch.
+                    Value::Empty => return Ok(Step::Done(true)),
+                    Value::ValSet(s) => s,
+                    _ => return Err(cx.err(e.pos(), "set expected")),
+                };
+                for v in elems.iter() {
+                    let st2 = State {
+                        env: st.env.bind(*x, v.clone()),
+                        flags: st.flags.clone(),
+                    };
+                    if !self.run(st2, k.clone())? {
+                        return Ok(Step::Done(false));
+                    }
+                }
+                return Ok(Step::Done(true));
+            }
+            Ins::IfVariant(_, c, yes, no) => {
+                let b = if cx.variant(c) { yes } else { no };
+                return Ok(Step::Next(k.push(Frame::Seq(b))));
+            }
+        }
+        Ok(Step::Next(k))
+    }
+
+    fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> R<Step<'m>> {
+        let kind = match t.kind {
+            TestKind::Acyclic => CheckKind::Acyclic,
+            TestKind::Irreflexive => CheckKind::Irreflexive,
+            TestKind::Empty => CheckKind::Empty,
+        };
+        let f = Failure {
+            kind,
+            negated: t.negated,
+            name: t.name.clone().unwrap_or_else(|| t.text.clone()),
+            cycle: if t.negated { None } else { cycle },
+        };
+        let v = self.verdict(st, Some(f));
+        Ok(Step::Done((self.report)(v)))
+    }
+}
+
+enum Step<'m> {
+    Next(Kont<'m>),
+    /// This branch is over; false when the caller asked to stop.
+    Done(bool),
+}

@@ -1,0 +1,281 @@
+//! Behaviour of the interpreter on small hand-built candidates.
+
+use super::*;
+use crate::rel::{Rel, Set};
+use crate::sem::{Kind, Symbols, Value as Val};
+
+/// Store buffering: IW x (0), IW y (1); P0: W x=1 (2), R y=0 (3); P1: W y=1 (4), R x=0 (5).
+struct Cand {
+    events: Vec<EventInfo>,
+    symbols: Symbols,
+    sets: Vec<(&'static str, Vec<usize>)>,
+    rels: Vec<(&'static str, Vec<(usize, usize)>)>,
+}
+
+fn ev(proc: Option<u32>, kind: Kind, loc: u32, val: i64, tags: &[&str]) -> EventInfo {
+    EventInfo {
+        proc,
+        kind,
+        loc: Some(Val::Addr(crate::sem::LocId(loc))),
+        val: Some(Val::Int(val)),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+    }
+}
+
+fn sb() -> Cand {
+    let mut symbols = Symbols::default();
+    symbols.intern("x");
+    symbols.intern("y");
+    let events = vec![
+        ev(None, Kind::Write, 0, 0, &[]),
+        ev(None, Kind::Write, 1, 0, &[]),
+        ev(Some(0), Kind::Write, 0, 1, &[]),
+        ev(Some(0), Kind::Read, 1, 0, &[]),
+        ev(Some(1), Kind::Write, 1, 1, &["wmb"]),
+        ev(Some(1), Kind::Read, 0, 0, &[]),
+    ];
+    Cand {
+        events,
+        symbols,
+        sets: vec![
+            ("W", vec![0, 1, 2, 4]),
+            ("R", vec![3, 5]),
+            ("M", vec![0, 1, 2, 3, 4, 5]),
+            ("IW", vec![0, 1]),
+            ("wmb", vec![4]),
+        ],
+        rels: vec![
+            ("po", vec![(2, 3), (4, 5)]),
+            ("rf", vec![(1, 3), (0, 5)]),
+            ("co", vec![(0, 2), (1, 4)]),
+            ("loc", vec![(0, 0), (0, 2), (0, 5), (2, 0), (2, 2), (2, 5), (5, 0), (5, 2), (5, 5), (1, 1), (1, 3), (1, 4), (3, 1), (3, 3), (3, 4), (4, 1), (4, 3), (4, 4)]),
+            ("int", vec![(2, 3), (3, 2), (4, 5), (5, 4), (2, 2), (3, 3), (4, 4), (5, 5)]),
+            ("id", (0..6).map(|i| (i, i)).collect()),
+        ],
+    }
+}
+
+impl Cand {
+    fn prims(&self) -> Primitives<'_> {
+        let n = self.events.len();
+        Primitives {
+            n,
+            events: &self.events,
+            symbols: &self.symbols,
+            sets: self.sets.iter().map(|(k, v)| (k.to_string(), Set::from_iter(n, v.iter().copied()))).collect(),
+            rels: self.rels.iter().map(|(k, v)| (k.to_string(), Rel::from_pairs(n, v.iter().copied()))).collect(),
+        }
+    }
+}
+
+const STDLIB: &str = "stdlib\nlet fencerel(B) = (po & (_ * B)) ; po\nlet fr = (rf^-1 ; co) \\ id\n";
+
+fn model(src: &str, variants: &[&str]) -> Model {
+    model_res(src, variants).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn model_res(src: &str, variants: &[&str]) -> Result<Model, CatError> {
+    let dir = std::env::temp_dir().join(format!("litmus-cat-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("stdlib.cat"), STDLIB).unwrap();
+    let opts = ModelOptions {
+        cat: "test.cat".into(),
+        bell: None,
+        variants: variants.iter().map(|v| v.to_string()).collect(),
+        include_dirs: vec![dir],
+    };
+    Model::from_source(src, &opts)
+}
+
+fn verdicts(m: &Model, c: &Cand) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    m.run(&c.prims(), &mut |v| {
+        out.push(v);
+        true
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    out
+}
+
+/// The relation a model binds to `co` at the end of its single branch.
+fn co_of(src: &str) -> Vec<(usize, usize)> {
+    let c = sb();
+    let vs = verdicts(&model(src, &[]), &c);
+    assert_eq!(vs.len(), 1);
+    assert!(vs[0].failed.is_none(), "{:?}", vs[0].failed);
+    vs[0].co.as_ref().unwrap().pairs().collect()
+}
+
+#[test]
+fn sc_forbids_store_buffering_with_a_cycle() {
+    let m = model("SC\nlet com = rf | co | fr\nacyclic po | com as sc\n", &[]);
+    let vs = verdicts(&m, &sb());
+    let f = vs[0].failed.as_ref().expect("SB is not SC");
+    assert_eq!((f.kind, f.negated, f.name.as_str()), (CheckKind::Acyclic, false, "sc"));
+    let cyc = f.cycle.as_ref().unwrap();
+    assert!(cyc.len() >= 2 && cyc.contains(&2) && cyc.contains(&4));
+    assert_eq!(vs[0].rf.as_ref().unwrap().len(), 2);
+}
+
+#[test]
+fn unnamed_check_is_named_by_its_text() {
+    let m = model("acyclic po | rf | co | fr\n", &[]);
+    let vs = verdicts(&m, &sb());
+    assert_eq!(vs[0].failed.as_ref().unwrap().name, "po | rf | co | fr");
+}
+
+#[test]
+fn tso_allows_store_buffering() {
+    let m = model("let ppo = po \\ (W * R)\nacyclic ppo | rf & ~int | co | fr as tso\n", &[]);
+    assert!(verdicts(&m, &sb())[0].failed.is_none());
+}
+
+#[test]
+fn operators() {
+    assert_eq!(co_of("let co = po ; po^-1"), vec![(2, 2), (4, 4)]);
+    assert_eq!(co_of("let co = [W] ; po ; [R]"), vec![(2, 3), (4, 5)]);
+    assert_eq!(co_of("let co = (po | rf) & (_ * R) \\ rf"), vec![(2, 3), (4, 5)]);
+    assert_eq!(co_of("let co = IW * (W \\ IW) & loc"), vec![(0, 2), (1, 4)]);
+    assert_eq!(co_of("let co = (rf ; po^-1)+ \\ rf ; 0"), vec![]);
+    assert_eq!(co_of("let co = (rf ; po^-1)^+"), vec![(0, 4), (1, 2)]);
+    assert_eq!(co_of("let co = po? & ~id & po*"), vec![(2, 3), (4, 5)]);
+    assert_eq!(co_of("let co = [~M | IW] ; id"), vec![(0, 0), (1, 1)]);
+    assert_eq!(co_of("let co = [domain(rf) | range(po)] \\ [R]"), vec![(0, 0), (1, 1)]);
+}
+
+#[test]
+fn explicit_sets_and_add() {
+    let src = "let co = po | {e}\nacyclic co";
+    // `e` is unbound: an error when the model runs, not when it loads.
+    assert!(model_res(src, &[]).is_ok());
+    let c = sb();
+    let err = model(src, &[]).run(&c.prims(), &mut |_| true).unwrap_err();
+    assert!(err.msg.contains("unbound var: e"), "{err}");
+    assert_eq!(co_of("let pick = fun r -> match r with {} -> 0 || p ++ rest -> p ++ 0 end\nlet co = pick(po)"), vec![(2, 3)]);
+}
+
+#[test]
+fn recursive_relation_is_a_least_fixpoint() {
+    let src = "let r = po | rf\nlet rec t = r | (t ; r)\nlet co = t \\ r+";
+    assert_eq!(co_of(src), vec![]);
+    let src = "let rec a = po | b and b = (a ; rf^-1) in\nlet co = b";
+    assert_eq!(co_of(src), vec![(2, 1), (4, 0)]);
+    let src = "let rec a = rf | (a ; b) and b = po\nlet co = a \\ rf";
+    assert_eq!(co_of(src), vec![]);
+}
+
+#[test]
+fn recursive_functions_and_map() {
+    let src = "let map f =\n let rec do_map S = match S with\n || {} -> {}\n || e ++ S -> f e ++ do_map S\n end in do_map\n\
+               let pair-to-rel p = p ++ 0\nlet rels = map pair-to-rel po\n\
+               let rec union_all S = match S with {} -> 0 || r ++ rest -> r | union_all rest end\n\
+               let co = union_all rels";
+    assert_eq!(co_of(src), vec![(2, 3), (4, 5)]);
+}
+
+#[test]
+fn tags_enums_match_and_bell_sets() {
+    let src = "enum Barriers = 'wmb || 'rmb\ninstructions F[Barriers]\n\
+               let f t = match t with 'wmb -> Wmb || _ -> Rmb end\n\
+               let co = [f('wmb)] ; po | [f('rmb)]\n\
+               flag ~empty Wmb as has-wmb\nflag ~empty Rmb as has-rmb\n\
+               let co = co | (if 'rmb in ~{'wmb} then 0 else po)";
+    let c = sb();
+    let vs = verdicts(&model(src, &[]), &c);
+    assert_eq!(vs[0].flags, vec!["has-wmb".to_string()]);
+    assert_eq!(vs[0].co.as_ref().unwrap().pairs().collect::<Vec<_>>(), vec![(4, 5)]);
+}
+
+#[test]
+fn try_variants_and_conditions() {
+    assert_eq!(co_of("let co = try nosuchname with po"), vec![(2, 3), (4, 5)]);
+    let src = "if \"mine\" && not \"other\" let co = po else let co = 0 end";
+    let c = sb();
+    let on = verdicts(&model(src, &["Mine"]), &c);
+    assert_eq!(on[0].co.as_ref().unwrap().len(), 2);
+    let off = verdicts(&model(src, &[]), &c);
+    assert_eq!(off[0].co.as_ref().unwrap().len(), 0);
+    assert_eq!(co_of("let co = if \"x\" then 0 else if po subset rf then 0 else po & (W * R)"), vec![(2, 3), (4, 5)]);
+}
+
+#[test]
+fn with_from_runs_the_rest_once_per_choice() {
+    // Two co orders per location → four branches; the SC check rejects some.
+    let src = "enum Locs = 'x || 'y\nlet pairs = linearisations(W & loc2events('x), 0)\n\
+               with cox from pairs\nwith coy from linearisations(W \\ loc2events('x), 0)\n\
+               let co = cox | coy\nlet fr = (rf^-1 ; co) \\ id\n\
+               acyclic co | rf | fr | po as sc";
+    let c = sb();
+    let m = model(src, &[]);
+    let vs = verdicts(&m, &c);
+    assert_eq!(vs.len(), 4);
+    // Only the branch where both initial writes come first in co has the SB cycle.
+    assert_eq!(vs.iter().filter(|v| v.failed.is_some()).count(), 1);
+    let cos: Vec<_> = vs.iter().map(|v| v.co.clone().unwrap()).collect();
+    assert!(cos.iter().all(|r| r.len() == 2));
+    // Stop after the first branch when asked to.
+    let mut n = 0;
+    m.run(&c.prims(), &mut |_| {
+        n += 1;
+        false
+    })
+    .unwrap();
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn procedures_forall_and_failures() {
+    let src = "procedure cons(r) = acyclic r as inner end\n\
+               enum Dirs = 'a || 'b\n\
+               forall d in Dirs do let seen = d end\n\
+               call cons(po)\nlet co = po\n\
+               undefined_unless empty rf\ncall cons(po | po^-1)";
+    let vs = verdicts(&model(src, &[]), &sb());
+    assert_eq!(vs.len(), 1);
+    assert_eq!(vs[0].flags, vec!["*undef*".to_string()]);
+    assert_eq!(vs[0].failed.as_ref().unwrap().name, "inner");
+}
+
+#[test]
+fn parse_errors_have_positions() {
+    let e = model_res("let x = po |\nacyclic x", &[]).err().unwrap();
+    assert_eq!((e.line, e.col), (2, 1), "{e}");
+    assert!(e.msg.contains("expected an expression"), "{e}");
+    let e = model_res("let x = (po", &[]).err().unwrap();
+    assert!(e.msg.contains("')'"), "{e}");
+}
+
+#[test]
+fn cfg_files() {
+    let dir = std::env::temp_dir().join(format!("litmus-cfg-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("m.cfg");
+    std::fs::write(&p, "# comment\nmacros m.def\nbell m.bell\nmodel m.cat\nvariant a,b\ngraph columns\n").unwrap();
+    let (o, macros) = load_cfg(&p).unwrap();
+    assert_eq!((o.cat.as_str(), o.bell.as_deref(), macros.as_deref()), ("m.cat", Some("m.bell"), Some("m.def")));
+    assert_eq!(o.variants, vec!["a", "b"]);
+    assert!(o.include_dirs.contains(&dir));
+}
+
+#[test]
+fn local_real_models() {
+    let Ok(_) = std::env::var("CAT_REAL") else { return };
+    let c = sb();
+    let lib = std::path::PathBuf::from("/work/ref/herdtools7/herd/libdir");
+    let cats = std::path::PathBuf::from("/work/ref/herdtools7/catalogue/linux/cats");
+    for (cat, bell, dirs) in [("x86tso.cat", None, vec![lib.clone()]), ("sc.cat", None, vec![lib.clone()]),
+        ("linux-kernel.cat", Some("linux-kernel.bell"), vec![cats.clone(), lib.clone()])] {
+        let opts = ModelOptions { cat: cat.into(), bell: bell.map(|b: &str| b.to_string()), variants: vec!["lkmmv2".into()], include_dirs: dirs };
+        let m = Model::load(&opts).unwrap_or_else(|e| panic!("{e}"));
+        let t = std::time::Instant::now();
+        let mut vs = Vec::new();
+        for _ in 0..1000 {
+            vs.clear();
+            m.run(&c.prims(), &mut |v| { vs.push(v); true }).unwrap_or_else(|e| panic!("{e}"));
+        }
+        eprintln!("{cat}: {:?} per run", t.elapsed() / 1000);
+        for v in &vs {
+            eprintln!("  failed={:?} flags={:?} co={:?}", v.failed.as_ref().map(|f| &f.name), v.flags, v.co);
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Run-time values of the cat language.
+//!
+//! Sets and relations of events are [`Set`]/[`Rel`] bit matrices behind `Rc`, so binding and
+//! passing them around never copies. `Empty` and `Unv` stay symbolic until an operator
+//! needs their type, as in herd.
+
+use super::CatError;
+use super::ast::{Expr, FunDef, Ins, Pat, Sym};
+use super::builtins::Builtin;
+use crate::rel::{Rel, Set};
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::rc::Rc;
+
+#[derive(Clone, Debug)]
+pub enum Value<'m> {
+    /// `{}`: empty of any type.
+    Empty,
+    /// `_`: all events, or all pairs of events.
+    Unv,
+    Set(Rc<Set>),
+    Rel(Rc<Rel>),
+    Event(usize),
+    Pair(usize, usize),
+    /// A tag: its enum type and its name.
+    Tag(&'m str, &'m str),
+    /// A set of non-event values, sorted by [`cmp`] and without duplicates.
+    ValSet(Rc<Vec<Value<'m>>>),
+    Tuple(Rc<Vec<Value<'m>>>),
+    Clo(Rc<Closure<'m>>),
+    Prim(Builtin),
+    Proc(Rc<Procedure<'m>>),
+}
+
+/// An environment: a persistent list of bindings, newest first.
+#[derive(Clone, Default, Debug)]
+pub struct Env<'m>(pub Option<Rc<EnvNode<'m>>>);
+
+#[derive(Debug)]
+pub struct EnvNode<'m> {
+    pub name: Sym,
+    pub slot: Slot<'m>,
+    pub next: Env<'m>,
+}
+
+/// A bound value, or a `let` right-hand side not evaluated yet (herd binds lazily, so
+/// unused definitions cost nothing and their errors do not matter).
+#[derive(Clone, Debug)]
+pub enum Slot<'m> {
+    Val(Value<'m>),
+    Thunk(Rc<Thunk<'m>>),
+}
+
+#[derive(Debug)]
+pub struct Thunk<'m> {
+    pub expr: &'m Expr,
+    pub env: Env<'m>,
+    pub cell: RefCell<Option<Result<Value<'m>, CatError>>>,
+}
+
+impl<'m> Env<'m> {
+    pub fn bind(&self, name: Sym, val: Value<'m>) -> Env<'m> {
+        self.bind_slot(name, Slot::Val(val))
+    }
+    pub fn bind_slot(&self, name: Sym, slot: Slot<'m>) -> Env<'m> {
+        Env(Some(Rc::new(EnvNode {
+            name,
+            slot,
+            next: self.clone(),
+        })))
+    }
+    pub fn lookup(&self, name: Sym) -> Option<&Slot<'m>> {
+        let mut cur = &self.0;
+        while let Some(n) = cur {
+            if n.name == name {
+                return Some(&n.slot);
+            }
+            cur = &n.next.0;
+        }
+        None
+    }
+}
+
+/// A function value. Recursive functions (`let rec f x = ...`) refer to their group of
+/// definitions instead of holding a cycle of `Rc`s: calling one rebinds the whole group.
+#[derive(Debug)]
+pub struct Closure<'m> {
+    pub def: &'m FunDef,
+    pub env: Env<'m>,
+    pub rec: Option<(Rc<RecGroup<'m>>, usize)>,
+    pub id: u64,
+}
+
+/// Functions defined together by `let rec f = fun ... and g = fun ...`.
+#[derive(Debug)]
+pub struct RecGroup<'m> {
+    pub env: Env<'m>,
+    pub funs: Vec<(Sym, &'m FunDef)>,
+}
+
+#[derive(Debug)]
+pub struct Procedure<'m> {
+    pub pat: &'m Pat,
+    pub body: &'m [Ins],
+    pub env: Env<'m>,
+    /// Recursive procedures see themselves under this name.
+    pub rec_name: Option<Sym>,
+}
+
+impl<'m> Value<'m> {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Empty => "{}",
+            Value::Unv => "universe",
+            Value::Set(_) => "events",
+            Value::Rel(_) => "rel",
+            Value::Event(_) => "event",
+            Value::Pair(..) => "pair",
+            Value::Tag(..) => "tag",
+            Value::ValSet(_) => "set",
+            Value::Tuple(_) => "tuple",
+            Value::Clo(_) | Value::Prim(_) => "closure",
+            Value::Proc(_) => "procedure",
+        }
+    }
+
+    pub fn set(s: Set) -> Value<'m> {
+        Value::Set(Rc::new(s))
+    }
+    pub fn rel(r: Rel) -> Value<'m> {
+        Value::Rel(Rc::new(r))
+    }
+}
+
+fn rank(v: &Value<'_>) -> u8 {
+    match v {
+        Value::Empty => 0,
+        Value::Unv => 1,
+        Value::Set(_) => 2,
+        Value::Rel(_) => 3,
+        Value::Event(_) => 4,
+        Value::Pair(..) => 5,
+        Value::Tag(..) => 6,
+        Value::ValSet(_) => 7,
+        Value::Tuple(_) => 8,
+        Value::Clo(_) => 9,
+        Value::Prim(_) => 10,
+        Value::Proc(_) => 11,
+    }
+}
+
+fn is_empty_coll(v: &Value<'_>) -> bool {
+    match v {
+        Value::Empty => true,
+        Value::Set(s) => s.is_empty(),
+        Value::Rel(r) => r.is_empty(),
+        Value::ValSet(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// A total order on values, used for sets of values and for `=`; `{}` equals any empty
+/// collection, as in herd.
+pub fn cmp(a: &Value<'_>, b: &Value<'_>) -> Ordering {
+    use Value::*;
+    match (a, b) {
+        (Empty, _) if is_empty_coll(b) => Ordering::Equal,
+        (_, Empty) if is_empty_coll(a) => Ordering::Equal,
+        (Set(x), Set(y)) => x.words().cmp(y.words()),
+        (Rel(x), Rel(y)) => x.words().cmp(y.words()),
+        (Event(x), Event(y)) => x.cmp(y),
+        (Pair(a1, b1), Pair(a2, b2)) => (a1, b1).cmp(&(a2, b2)),
+        (Tag(_, x), Tag(_, y)) => x.cmp(y),
+        (ValSet(x), ValSet(y)) | (Tuple(x), Tuple(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                let c = cmp(p, q);
+                if c != Ordering::Equal {
+                    return c;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        (Clo(x), Clo(y)) => x.id.cmp(&y.id),
+        (Prim(x), Prim(y)) => (*x as u32).cmp(&(*y as u32)),
+        (Proc(x), Proc(y)) => (Rc::as_ptr(x) as usize).cmp(&(Rc::as_ptr(y) as usize)),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+/// Builds a sorted, duplicate-free set of values.
+pub fn valset(mut v: Vec<Value<'_>>) -> Value<'_> {
+    v.sort_by(cmp);
+    v.dedup_by(|a, b| cmp(a, b) == Ordering::Equal);
+    Value::ValSet(Rc::new(v))
+}
+
+/// Adds `x` to the sorted set `s`.
+pub fn valset_add<'m>(s: &[Value<'m>], x: Value<'m>) -> Value<'m> {
+    match s.binary_search_by(|y| cmp(y, &x)) {
+        Ok(_) => Value::ValSet(Rc::new(s.to_vec())),
+        Err(i) => {
+            let mut v = Vec::with_capacity(s.len() + 1);
+            v.extend_from_slice(&s[..i]);
+            v.push(x);
+            v.extend_from_slice(&s[i..]);
+            Value::ValSet(Rc::new(v))
+        }
+    }
+}
+
+pub fn valset_contains(s: &[Value<'_>], x: &Value<'_>) -> bool {
+    s.binary_search_by(|y| cmp(y, x)).is_ok()
+}

@@ -1,0 +1,222 @@
+//! Assembly dialects: the `P0 | P1 ;` column layout, and operand helpers the
+//! per-architecture instruction parsers share.
+
+mod aarch64;
+mod ppc;
+mod x86;
+mod x86_64;
+
+use super::ast::*;
+use super::common::at_constraint;
+use super::error::{In, PResult, ParseError, found, hard};
+use super::lex::*;
+use nom::bytes::complete::{take, take_while1};
+use nom::character::complete::{char, digit1};
+use nom::sequence::preceded;
+
+/// The code section: a header row of thread names, then rows of cells.
+pub(crate) fn program(i: In, arch: Arch) -> PResult<Vec<AsmThread>> {
+    let (i, _) = ws(i)?;
+    let (mut i, procs) = header_row(i)?;
+    let mut threads: Vec<AsmThread> = procs
+        .iter()
+        .map(|&proc| AsmThread {
+            proc,
+            code: Vec::new(),
+        })
+        .collect();
+    loop {
+        let (r, _) = ws(i)?;
+        i = r;
+        if i.fragment().is_empty() || at_constraint(i) {
+            return Ok((i, threads));
+        }
+        let (r, cells) = row(i)?;
+        if cells.len() > threads.len() {
+            return hard(
+                i,
+                format!(
+                    "row has {} columns but the test has {} threads",
+                    cells.len(),
+                    threads.len()
+                ),
+            );
+        }
+        for (t, cell) in threads.iter_mut().zip(cells) {
+            if let Some(line) = parse_cell(cell, arch)? {
+                t.code.push(line);
+            }
+        }
+        i = r;
+    }
+}
+
+/// `P0 | P1 | P2 ;`
+fn header_row(i: In) -> PResult<Vec<u32>> {
+    let (r, cells) = row(i)?;
+    let mut procs = Vec::new();
+    for (k, c) in cells.into_iter().enumerate() {
+        let p = preceded(char::<_, ParseError>('P'), digit1)(c)
+            .ok()
+            .filter(|(rest, _)| rest.fragment().is_empty())
+            .and_then(|(_, d)| d.fragment().parse::<u32>().ok());
+        match p {
+            Some(p) if p as usize == k => procs.push(p),
+            _ => {
+                return hard(
+                    c,
+                    format!("expected thread name `P{k}`, found {}", found(c)),
+                );
+            }
+        }
+    }
+    Ok((r, procs))
+}
+
+/// One row: cells separated by `|`, ending with `;`. Cells are trimmed; a `(* *)`
+/// comment may end a cell.
+fn row(mut i: In) -> PResult<Vec<In>> {
+    let mut cells = Vec::new();
+    loop {
+        let (r, _) = blanks(i)?;
+        let s = *r.fragment();
+        let end = s.find(['|', ';', '\n']).unwrap_or(s.len());
+        let end = s[..end].find("(*").unwrap_or(end);
+        let (mut rest, cell) = take(s[..end].trim_end().len())(r)?;
+        cells.push(cell);
+        rest = ws_line(rest)?.0;
+        match rest.fragment().chars().next() {
+            Some('|') => i = take(1usize)(rest)?.0,
+            Some(';') => return Ok((take(1usize)(rest)?.0, cells)),
+            _ => {
+                return hard(
+                    rest,
+                    format!("expected `|` or `;` ending the row, found {}", found(rest)),
+                );
+            }
+        }
+    }
+}
+
+/// Blanks and `(* *)` comments, staying on the line.
+fn ws_line(i: In) -> PResult<()> {
+    let (mut i, _) = blanks(i)?;
+    while i.fragment().starts_with("(*") {
+        let (r, _) = ws(i)?;
+        i = r;
+    }
+    Ok((i, ()))
+}
+
+/// A cell: `L0:`, `L0: instr`, `instr` or nothing.
+fn parse_cell(cell: In, arch: Arch) -> Result<Option<AsmLine>, nom::Err<ParseError>> {
+    let sp = span(cell);
+    let (mut rest, mut label) = (cell, None);
+    if let Ok((r, l)) = label_def(cell) {
+        label = Some(l.to_string());
+        rest = blanks(r)?.0;
+    }
+    if rest.fragment().is_empty() {
+        return Ok(label.map(|label| AsmLine {
+            label: Some(label),
+            instr: None,
+            span: sp,
+        }));
+    }
+    let instr = match arch {
+        Arch::AArch64 => aarch64::instr(rest)?,
+        Arch::PPC => ppc::instr(rest)?,
+        Arch::X86 => x86::instr(rest)?,
+        Arch::X86_64 => x86_64::instr(rest)?,
+        Arch::C => unreachable!("C threads are not in columns"),
+    };
+    Ok(Some(AsmLine {
+        label,
+        instr: Some(instr),
+        span: sp,
+    }))
+}
+
+fn label_def(i: In<'_>) -> PResult<'_, &str> {
+    let (r, l) = take_while1(|c: char| is_ident_char(c) || c == '.')(i)?;
+    let (r, _) = blanks(r)?;
+    let (r, _) = char(':')(r)?;
+    Ok((r, *l.fragment()))
+}
+
+/// The mnemonic and the operand texts (split at top-level commas, trimmed).
+pub(super) fn split_instr(i: In) -> PResult<(In, Vec<In>)> {
+    let (r, op) = take_while1(|c: char| is_ident_char(c) || c == '.')(i).or_else(
+        |_: nom::Err<ParseError>| hard(i, format!("expected an instruction, found {}", found(i))),
+    )?;
+    let (r, _) = blanks(r)?;
+    Ok((i, (op, split_commas(r)?)))
+}
+
+/// Split `r` (the whole rest of a cell) at commas outside brackets.
+pub(super) fn split_commas(r: In) -> Result<Vec<In>, nom::Err<ParseError>> {
+    let s = *r.fragment();
+    let mut parts = Vec::new();
+    if s.trim().is_empty() {
+        return Ok(parts);
+    }
+    let (mut depth, mut start) = (0i32, 0usize);
+    let piece = |from: usize, to: usize| -> Result<In, nom::Err<ParseError>> {
+        let (sub, _) = take(from)(r)?;
+        let (sub, _) = blanks(sub)?;
+        let text = sub.fragment()[..to - (sub.location_offset() - r.location_offset())].trim_end();
+        if text.is_empty() {
+            return Err(nom::Err::Failure(ParseError::at(sub, "missing operand")));
+        }
+        Ok(take(text.len())(sub)?.1)
+    };
+    for (k, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(piece(start, k)?);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(piece(start, s.len())?);
+    Ok(parts)
+}
+
+/// Run `p` on an operand's text, which it must consume entirely.
+pub(super) fn whole<'a, T>(
+    i: In<'a>,
+    p: impl Fn(In<'a>) -> PResult<'a, T>,
+) -> Result<T, nom::Err<ParseError>> {
+    match p(i) {
+        Ok((r, v)) if r.fragment().trim().is_empty() => Ok(v),
+        Ok((r, _)) => Err(nom::Err::Failure(ParseError::at(
+            r,
+            format!("unexpected {} in operand", found(r)),
+        ))),
+        Err(nom::Err::Error(_)) => Err(nom::Err::Failure(ParseError::at(
+            i,
+            format!("bad operand {}", found(i)),
+        ))),
+        Err(e) => Err(e),
+    }
+}
+
+/// Check a mnemonic against its architecture's table.
+pub(super) fn check_op(
+    op: In,
+    canon: String,
+    table: &[&str],
+    arch: &str,
+) -> Result<String, nom::Err<ParseError>> {
+    if table.contains(&canon.as_str()) {
+        Ok(canon)
+    } else {
+        Err(nom::Err::Failure(ParseError::at(
+            op,
+            format!("unknown {arch} instruction `{}`", op.fragment()),
+        )))
+    }
+}

@@ -1,0 +1,672 @@
+//! C threads: `P0(int *x, spinlock_t *s) { ... }` with C statements and expressions.
+//! Calls to any name parse; the semantics decide which names they know.
+
+use super::ast::*;
+use super::common::{at_constraint, join_type};
+use super::error::{In, PResult, expect, found, hard, soft};
+use super::lex::*;
+use nom::bytes::complete::take;
+use nom::character::complete::{char, digit1};
+use nom::sequence::preceded;
+
+fn cws(i: In) -> PResult<()> {
+    ws_with(Comments::C)(i)
+}
+
+/// Every thread up to the constraint keywords.
+pub(crate) fn program(mut i: In) -> PResult<Vec<CThread>> {
+    let mut threads = Vec::new();
+    loop {
+        let (r, _) = ws_with(Comments::All)(i)?;
+        i = r;
+        if i.fragment().is_empty() || at_constraint(i) {
+            return Ok((i, threads));
+        }
+        let (r, t) = thread(i)?;
+        if t.proc as usize != threads.len() {
+            return hard(
+                i,
+                format!("expected thread P{}, found P{}", threads.len(), t.proc),
+            );
+        }
+        threads.push(t);
+        i = r;
+    }
+}
+
+fn thread(i: In) -> PResult<CThread> {
+    let sp = span(i);
+    let (r, d) =
+        preceded(char('P'), digit1)(i).or_else(|_: nom::Err<super::error::ParseError>| {
+            hard(
+                i,
+                format!("expected a thread `P0(...)`, found {}", found(i)),
+            )
+        })?;
+    let Ok(proc) = d.fragment().parse() else {
+        return hard(i, "bad thread number");
+    };
+    let (r, _) = cws(r)?;
+    let (r, _) = expect("`(`", char('('))(r)?;
+    let (r, params) = params(r)?;
+    let (r, _) = cws(r)?;
+    let (r, body) = expect("`{` starting the thread body", block)(r)?;
+    Ok((
+        r,
+        CThread {
+            proc,
+            params,
+            body,
+            span: sp,
+        },
+    ))
+}
+
+/// `(int *x, spinlock_t *s)`, `(void)` or `()`, after the `(`.
+fn params(mut i: In) -> PResult<Vec<CParam>> {
+    let mut ps = Vec::new();
+    loop {
+        let (r, _) = cws(i)?;
+        if let Ok((r, _)) = punct(")")(r) {
+            return Ok((r, ps));
+        }
+        let mut words: Vec<String> = Vec::new();
+        let mut r = r;
+        loop {
+            let (r2, _) = cws(r)?;
+            if let Ok((r3, _)) = punct("*")(r2) {
+                words.push("*".into());
+                r = r3;
+            } else if let Ok((r3, w)) = ident(r2) {
+                words.push(w.into());
+                r = r3;
+            } else {
+                r = r2;
+                break;
+            }
+        }
+        match words.last().map(String::as_str) {
+            Some("void") if words.len() == 1 => {}
+            Some(name) if name != "*" && words.len() >= 2 => {
+                let name = name.to_string();
+                words.pop();
+                ps.push(CParam {
+                    ty: join_type(&words),
+                    name,
+                });
+            }
+            _ => {
+                return hard(
+                    r,
+                    format!("expected a parameter `type name`, found {}", found(r)),
+                );
+            }
+        }
+        let (r2, _) = cws(r)?;
+        if let Ok((r3, _)) = punct(",")(r2) {
+            i = r3;
+        } else {
+            let (r3, _) = expect("`,` or `)`", punct(")"))(r2)?;
+            return Ok((r3, ps));
+        }
+    }
+}
+
+/// `{ stmt* }`
+fn block(i: In) -> PResult<Vec<Stmt>> {
+    let (mut i, _) = punct("{")(i)?;
+    let mut body = Vec::new();
+    loop {
+        let (r, _) = cws(i)?;
+        if let Ok((r, _)) = punct("}")(r) {
+            return Ok((r, body));
+        }
+        if r.fragment().is_empty() {
+            return hard(r, "unexpected end of file: expected `}`");
+        }
+        let (r, mut s) = stmt(r)?;
+        body.append(&mut s);
+        i = r;
+    }
+}
+
+/// A body of `if`/`while`/`for`: a block's statements, or a single statement.
+fn body(i: In) -> PResult<Vec<Stmt>> {
+    let (i, _) = cws(i)?;
+    if i.fragment().starts_with('{') {
+        return block(i);
+    }
+    stmt(i)
+}
+
+const C_KEYWORDS: &[&str] = &[
+    "if", "else", "while", "do", "for", "break", "continue", "return", "sizeof", "goto", "switch",
+    "case",
+];
+
+/// A statement; a declaration with several declarators gives several.
+fn stmt(i: In) -> PResult<Vec<Stmt>> {
+    let (i, _) = cws(i)?;
+    let sp = span(i);
+    if i.fragment().starts_with('{') {
+        let (r, b) = block(i)?;
+        return Ok((r, vec![Stmt::Block(b)]));
+    }
+    if let Ok((r, _)) = punct(";")(i) {
+        return Ok((r, vec![Stmt::Empty]));
+    }
+    let kw = ident(i).ok();
+    match kw {
+        Some((r, "if")) => {
+            let (r, cond) = paren_expr(r)?;
+            let (r, then) = body(r)?;
+            let (r2, _) = cws(r)?;
+            if let Ok((r2, _)) = keyword("else")(r2) {
+                let (r2, els) = body(r2)?;
+                return Ok((
+                    r2,
+                    vec![Stmt::If {
+                        cond,
+                        then,
+                        els: Some(els),
+                        span: sp,
+                    }],
+                ));
+            }
+            Ok((
+                r,
+                vec![Stmt::If {
+                    cond,
+                    then,
+                    els: None,
+                    span: sp,
+                }],
+            ))
+        }
+        Some((r, "while")) => {
+            let (r, cond) = paren_expr(r)?;
+            let (r, body) = body(r)?;
+            Ok((
+                r,
+                vec![Stmt::While {
+                    cond,
+                    body,
+                    span: sp,
+                }],
+            ))
+        }
+        Some((r, "do")) => {
+            let (r, body) = body(r)?;
+            let (r, _) = cws(r)?;
+            let (r, _) = expect("`while`", keyword("while"))(r)?;
+            let (r, cond) = paren_expr(r)?;
+            let (r, _) = semi(r)?;
+            Ok((
+                r,
+                vec![Stmt::DoWhile {
+                    body,
+                    cond,
+                    span: sp,
+                }],
+            ))
+        }
+        Some((r, "for")) => for_stmt(r, sp),
+        Some((r, "break")) => Ok((semi(r)?.0, vec![Stmt::Break(sp)])),
+        Some((r, "continue")) => Ok((semi(r)?.0, vec![Stmt::Continue(sp)])),
+        Some((r, "return")) => {
+            let (r2, _) = cws(r)?;
+            if let Ok((r3, _)) = punct(";")(r2) {
+                return Ok((r3, vec![Stmt::Return(None, sp)]));
+            }
+            let (r, e) = expect("an expression", expr)(r2)?;
+            Ok((semi(r)?.0, vec![Stmt::Return(Some(e), sp)]))
+        }
+        Some((_, w)) if starts_type(i, w) => {
+            let (r, ds) = decl(i)?;
+            Ok((semi(r)?.0, ds))
+        }
+        _ => {
+            let (r, e) = expect("a statement", expr)(i)?;
+            Ok((semi(r)?.0, vec![Stmt::Expr(e, sp)]))
+        }
+    }
+}
+
+fn semi(i: In) -> PResult<()> {
+    let (i, _) = cws(i)?;
+    expect("`;`", punct(";"))(i)
+}
+
+fn paren_expr(i: In) -> PResult<Expr> {
+    let (i, _) = cws(i)?;
+    let (i, _) = expect("`(`", punct("("))(i)?;
+    let (i, e) = expect("an expression", expr)(i)?;
+    let (i, _) = cws(i)?;
+    let (i, _) = expect("`)`", punct(")"))(i)?;
+    Ok((i, e))
+}
+
+fn for_stmt(i: In, sp: Span) -> PResult<Vec<Stmt>> {
+    let (i, _) = cws(i)?;
+    let (i, _) = expect("`(`", punct("("))(i)?;
+    let (i, _) = cws(i)?;
+    let (i, init) = if let Ok((r, _)) = punct(";")(i) {
+        (r, None)
+    } else {
+        let isp = span(i);
+        let (r, s) = match ident(i) {
+            Ok((_, w)) if starts_type(i, w) => {
+                let (r, mut ds) = decl(i)?;
+                if ds.len() != 1 {
+                    return hard(i, "only one declaration is supported in a `for` header");
+                }
+                (r, ds.remove(0))
+            }
+            _ => {
+                let (r, e) = expr(i)?;
+                (r, Stmt::Expr(e, isp))
+            }
+        };
+        (semi(r)?.0, Some(Box::new(s)))
+    };
+    let (i, _) = cws(i)?;
+    let (i, cond) = if let Ok((r, _)) = punct(";")(i) {
+        (r, None)
+    } else {
+        let (r, e) = expr(i)?;
+        (semi(r)?.0, Some(e))
+    };
+    let (i, _) = cws(i)?;
+    let (i, step) = if let Ok((r, _)) = punct(")")(i) {
+        (r, None)
+    } else {
+        let (r, e) = expr(i)?;
+        let (r, _) = cws(r)?;
+        (expect("`)`", punct(")"))(r)?.0, Some(e))
+    };
+    let (i, body) = body(i)?;
+    Ok((
+        i,
+        vec![Stmt::For {
+            init,
+            cond,
+            step,
+            body,
+            span: sp,
+        }],
+    ))
+}
+
+/// Does a statement starting with word `w` declare variables?
+fn starts_type(i: In, w: &str) -> bool {
+    if !is_type_word(w) {
+        return false;
+    }
+    // `atomic_t(...)` would be a call, not a declaration.
+    let rest = &i.fragment()[w.len()..];
+    !rest.trim_start().starts_with(['(', '=', ';'])
+}
+
+fn is_type_word(w: &str) -> bool {
+    matches!(
+        w,
+        "int"
+            | "char"
+            | "short"
+            | "long"
+            | "unsigned"
+            | "signed"
+            | "void"
+            | "const"
+            | "volatile"
+            | "bool"
+            | "_Bool"
+            | "float"
+            | "double"
+            | "struct"
+            | "union"
+            | "enum"
+            | "static"
+            | "register"
+            | "_Atomic"
+    ) || (w.ends_with("_t") && w.len() > 2)
+}
+
+/// `type [*]name [= e] (, [*]name [= e])*` without the `;`.
+fn decl(i: In) -> PResult<Vec<Stmt>> {
+    let (mut r, base) = base_type(i)?;
+    let mut ds = Vec::new();
+    loop {
+        let (r2, _) = cws(r)?;
+        let sp = span(r2);
+        let (r2, stars) = stars(r2)?;
+        let (r2, _) = cws(r2)?;
+        let (r2, name) = expect("a variable name", ident)(r2)?;
+        let ty = if stars == 0 {
+            base.clone()
+        } else {
+            format!("{base} {}", "*".repeat(stars))
+        };
+        let (r2, _) = cws(r2)?;
+        let (r2, init) = match punct("=")(r2) {
+            Ok((r3, _)) => {
+                let (r3, e) = expect("an initial value", assign)(r3)?;
+                (r3, Some(e))
+            }
+            Err(_) => (r2, None),
+        };
+        ds.push(Stmt::Decl {
+            ty,
+            name: name.into(),
+            init,
+            span: sp,
+        });
+        let (r3, _) = cws(r2)?;
+        match punct(",")(r3) {
+            Ok((r3, _)) => r = r3,
+            Err(_) => return Ok((r2, ds)),
+        }
+    }
+}
+
+/// Type words (`unsigned long`, `struct foo`, `atomic_t`), without stars.
+fn base_type(i: In) -> PResult<String> {
+    let (mut r, first) = ident(i)?;
+    let mut words = vec![first.to_string()];
+    let mut need_tag = matches!(first, "struct" | "union" | "enum");
+    loop {
+        let (r2, _) = cws(r)?;
+        match ident(r2) {
+            Ok((r3, w)) if need_tag || is_type_word(w) && !w.ends_with("_t") || is_qualifier(w) => {
+                need_tag = matches!(w, "struct" | "union" | "enum");
+                words.push(w.into());
+                r = r3;
+            }
+            _ => return Ok((r, words.join(" "))),
+        }
+    }
+}
+
+fn is_qualifier(w: &str) -> bool {
+    matches!(w, "const" | "volatile")
+}
+
+fn stars(mut i: In) -> PResult<usize> {
+    let mut n = 0;
+    loop {
+        let (r, _) = cws(i)?;
+        match punct("*")(r) {
+            Ok((r, _)) => {
+                n += 1;
+                i = r;
+            }
+            Err(_) => return Ok((i, n)),
+        }
+    }
+}
+
+const PUNCTS: &[&str] = &[
+    "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=",
+    "*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "<", ">", "=", "!", "~", "&", "|",
+    "^", "?", ":", "(", ")", "[", "]", "{", "}", ",", ";", ".",
+];
+
+/// The longest punctuator at `i`.
+fn any_punct(i: In) -> PResult<&'static str> {
+    let s = *i.fragment();
+    match PUNCTS.iter().find(|p| s.starts_with(**p)) {
+        Some(p) => Ok((take(p.len())(i)?.0, *p)),
+        None => soft(i, format!("unexpected {}", found(i))),
+    }
+}
+
+/// Exactly the punctuator `p` (so `&` does not match the start of `&&`).
+fn punct<'a>(p: &'static str) -> impl Fn(In<'a>) -> PResult<'a, ()> {
+    move |i| match any_punct(i) {
+        Ok((r, q)) if q == p => Ok((r, ())),
+        _ => soft(i, format!("expected `{p}`, found {}", found(i))),
+    }
+}
+
+/// A full expression (assignment level; C's comma operator is not supported).
+pub(crate) fn expr(i: In) -> PResult<Expr> {
+    assign(i)
+}
+
+fn assign(i: In) -> PResult<Expr> {
+    let (i, _) = cws(i)?;
+    let (r, lhs) = cond(i)?;
+    let (r2, _) = cws(r)?;
+    let op = match any_punct(r2) {
+        Ok((r3, p)) => match p {
+            "=" => Some((r3, None)),
+            "+=" => Some((r3, Some(BinOp::Add))),
+            "-=" => Some((r3, Some(BinOp::Sub))),
+            "*=" => Some((r3, Some(BinOp::Mul))),
+            "/=" => Some((r3, Some(BinOp::Div))),
+            "%=" => Some((r3, Some(BinOp::Rem))),
+            "&=" => Some((r3, Some(BinOp::And))),
+            "|=" => Some((r3, Some(BinOp::Or))),
+            "^=" => Some((r3, Some(BinOp::Xor))),
+            "<<=" => Some((r3, Some(BinOp::Shl))),
+            ">>=" => Some((r3, Some(BinOp::Shr))),
+            _ => None,
+        },
+        Err(_) => None,
+    };
+    match op {
+        Some((r3, op)) => {
+            let (r3, rhs) = expect("an expression", assign)(r3)?;
+            Ok((
+                r3,
+                Expr::Assign {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+            ))
+        }
+        None => Ok((r, lhs)),
+    }
+}
+
+fn cond(i: In) -> PResult<Expr> {
+    let (r, c) = binary(i, 1)?;
+    let (r2, _) = cws(r)?;
+    if let Ok((r2, _)) = punct("?")(r2) {
+        let (r2, a) = expect("an expression", expr)(r2)?;
+        let (r2, _) = cws(r2)?;
+        let (r2, _) = expect("`:`", punct(":"))(r2)?;
+        let (r2, _) = cws(r2)?;
+        let (r2, b) = expect("an expression", cond)(r2)?;
+        return Ok((r2, Expr::Cond(Box::new(c), Box::new(a), Box::new(b))));
+    }
+    Ok((r, c))
+}
+
+/// Binary operators and their C precedence (higher binds tighter).
+pub(crate) fn binop(p: &str) -> Option<(BinOp, u8)> {
+    Some(match p {
+        "||" => (BinOp::LOr, 1),
+        "&&" => (BinOp::LAnd, 2),
+        "|" => (BinOp::Or, 3),
+        "^" => (BinOp::Xor, 4),
+        "&" => (BinOp::And, 5),
+        "==" => (BinOp::Eq, 6),
+        "!=" => (BinOp::Ne, 6),
+        "<" => (BinOp::Lt, 7),
+        "<=" => (BinOp::Le, 7),
+        ">" => (BinOp::Gt, 7),
+        ">=" => (BinOp::Ge, 7),
+        "<<" => (BinOp::Shl, 8),
+        ">>" => (BinOp::Shr, 8),
+        "+" => (BinOp::Add, 9),
+        "-" => (BinOp::Sub, 9),
+        "*" => (BinOp::Mul, 10),
+        "/" => (BinOp::Div, 10),
+        "%" => (BinOp::Rem, 10),
+        _ => return None,
+    })
+}
+
+/// Precedence climbing over [`binop`]; all binary operators are left associative.
+fn binary(i: In, min: u8) -> PResult<Expr> {
+    let (mut r, mut lhs) = unary(i)?;
+    loop {
+        let (r2, _) = cws(r)?;
+        let Ok((r3, p)) = any_punct(r2) else {
+            return Ok((r, lhs));
+        };
+        match binop(p) {
+            Some((op, prec)) if prec >= min => {
+                let (r3, rhs) = expect("an expression", |x| binary(x, prec + 1))(r3)?;
+                lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
+                r = r3;
+            }
+            _ => return Ok((r, lhs)),
+        }
+    }
+}
+
+fn unary(i: In) -> PResult<Expr> {
+    let (i, _) = cws(i)?;
+    if let Ok((r, p)) = any_punct(i) {
+        let op = match p {
+            "!" => Some(UnOp::Not),
+            "~" => Some(UnOp::BitNot),
+            "-" => Some(UnOp::Neg),
+            "*" => Some(UnOp::Deref),
+            "&" => Some(UnOp::AddrOf),
+            "++" => Some(UnOp::PreInc),
+            "--" => Some(UnOp::PreDec),
+            _ => None,
+        };
+        if let Some(op) = op {
+            let (r, e) = expect("an expression", unary)(r)?;
+            return Ok((r, Expr::Unary(op, Box::new(e))));
+        }
+        if p == "+" {
+            return expect("an expression", unary)(r);
+        }
+        if p == "("
+            && let Ok((r2, ty)) = cast_type(r)
+        {
+            let (r2, e) = expect("an expression", unary)(r2)?;
+            return Ok((r2, Expr::Cast(ty, Box::new(e))));
+        }
+    }
+    postfix(i)
+}
+
+/// `type)` after a `(`: a cast's type.
+fn cast_type(i: In) -> PResult<String> {
+    let (i, _) = cws(i)?;
+    let (_, w) = ident(i)?;
+    if !is_type_word(w) {
+        return soft(i, "not a type");
+    }
+    let (r, base) = base_type(i)?;
+    let (r, n) = stars(r)?;
+    let (r, _) = cws(r)?;
+    let (r, _) = punct(")")(r)?;
+    Ok((
+        r,
+        if n == 0 {
+            base
+        } else {
+            format!("{base} {}", "*".repeat(n))
+        },
+    ))
+}
+
+fn postfix(i: In) -> PResult<Expr> {
+    let (mut r, mut e) = primary(i)?;
+    loop {
+        let (r2, _) = cws(r)?;
+        let Ok((r3, p)) = any_punct(r2) else {
+            return Ok((r, e));
+        };
+        match p {
+            "[" => {
+                let (r3, idx) = expect("an expression", expr)(r3)?;
+                let (r3, _) = cws(r3)?;
+                let (r3, _) = expect("`]`", punct("]"))(r3)?;
+                e = Expr::Index(Box::new(e), Box::new(idx));
+                r = r3;
+            }
+            "." | "->" => {
+                let (r3, _) = cws(r3)?;
+                let (r3, f) = expect("a field name", ident)(r3)?;
+                e = Expr::Field {
+                    base: Box::new(e),
+                    field: f.into(),
+                    arrow: p == "->",
+                };
+                r = r3;
+            }
+            "++" => {
+                e = Expr::Unary(UnOp::PostInc, Box::new(e));
+                r = r3;
+            }
+            "--" => {
+                e = Expr::Unary(UnOp::PostDec, Box::new(e));
+                r = r3;
+            }
+            _ => return Ok((r, e)),
+        }
+    }
+}
+
+fn primary(i: In) -> PResult<Expr> {
+    let (i, _) = cws(i)?;
+    let sp = span(i);
+    if let Ok((r, v)) = int(i) {
+        let (r, _) = nom::bytes::complete::take_while(|c: char| "uUlL".contains(c))(r)?;
+        return Ok((r, Expr::Int(v)));
+    }
+    if let Ok((r, _)) = punct("(")(i) {
+        let (r, e) = expect("an expression", expr)(r)?;
+        let (r, _) = cws(r)?;
+        let (r, _) = expect("`)`", punct(")"))(r)?;
+        return Ok((r, e));
+    }
+    let (r, name) =
+        ident(i).or_else(|_| soft(i, format!("expected an expression, found {}", found(i))))?;
+    if C_KEYWORDS.contains(&name) {
+        return soft(i, format!("expected an expression, found keyword `{name}`"));
+    }
+    let (r2, _) = cws(r)?;
+    if let Ok((mut r2, _)) = punct("(")(r2) {
+        let mut args = Vec::new();
+        let (r3, _) = cws(r2)?;
+        if let Ok((r3, _)) = punct(")")(r3) {
+            return Ok((
+                r3,
+                Expr::Call {
+                    name: name.into(),
+                    args,
+                    span: sp,
+                },
+            ));
+        }
+        loop {
+            let (r3, a) = expect("an argument", assign)(r2)?;
+            args.push(a);
+            let (r3, _) = cws(r3)?;
+            if let Ok((r4, _)) = punct(",")(r3) {
+                r2 = r4;
+                continue;
+            }
+            let (r3, _) = expect("`,` or `)`", punct(")"))(r3)?;
+            return Ok((
+                r3,
+                Expr::Call {
+                    name: name.into(),
+                    args,
+                    span: sp,
+                },
+            ));
+        }
+    }
+    Ok((r, Expr::Var(name.into(), sp)))
+}

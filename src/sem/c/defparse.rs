@@ -1,0 +1,558 @@
+//! Parser for herd's `.def` macro files: `NAME(ARGS) EXPR` defines an expression macro,
+//! `NAME(ARGS) { STMTS }` a statement macro; bodies use herd's C primitives.
+
+use super::ir::{Annot, Ex, RmwOp, St};
+use crate::litmus::ast::{BinOp, Span, UnOp};
+use crate::sem::SemError;
+
+/// One macro definition.
+pub enum Def {
+    Expr(String, Vec<String>, Ex),
+    Stmt(String, Vec<String>, St),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Name(String),
+    Int(i64),
+    Punct(&'static str),
+}
+
+struct Lexed {
+    toks: Vec<(Tok, Span)>,
+    /// Where the input ends, for "unexpected end" errors.
+    end: Span,
+}
+
+const PUNCTS: [&str; 29] = [
+    "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "(", ")", "{", "}", ",", ";", "*", "+", "-", "/", "%", "&", "|",
+    "^", "~", "!", "=", "<", ">", "?", ":",
+];
+
+fn err(span: Span, msg: impl Into<String>) -> SemError {
+    SemError {
+        span: Some(span),
+        msg: msg.into(),
+    }
+}
+
+fn lex(src: &str) -> Result<Lexed, SemError> {
+    let chars: Vec<char> = src.chars().collect();
+    let (mut i, mut line, mut col) = (0, 1u32, 1u32);
+    let mut toks = Vec::new();
+    // Advance over `n` characters, keeping line/column up to date.
+    let step = |i: &mut usize, line: &mut u32, col: &mut u32, n: usize| {
+        for _ in 0..n {
+            if chars[*i] == '\n' {
+                *line += 1;
+                *col = 1;
+            } else {
+                *col += 1;
+            }
+            *i += 1;
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let span = Span { line, col };
+        let rest: String = chars[i..(i + 2).min(chars.len())].iter().collect();
+        if c.is_whitespace() {
+            step(&mut i, &mut line, &mut col, 1);
+        } else if rest == "//" {
+            while i < chars.len() && chars[i] != '\n' {
+                step(&mut i, &mut line, &mut col, 1);
+            }
+        } else if rest == "/*" {
+            step(&mut i, &mut line, &mut col, 2);
+            loop {
+                if i + 1 >= chars.len() {
+                    return Err(err(span, "unterminated comment"));
+                }
+                if chars[i] == '*' && chars[i + 1] == '/' {
+                    step(&mut i, &mut line, &mut col, 2);
+                    break;
+                }
+                step(&mut i, &mut line, &mut col, 1);
+            }
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let n = chars[i..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').count();
+            toks.push((Tok::Name(chars[i..i + n].iter().collect()), span));
+            step(&mut i, &mut line, &mut col, n);
+        } else if c.is_ascii_digit() {
+            let n = chars[i..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+            let text: String = chars[i..i + n].iter().collect();
+            let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+                Some(hex) => i64::from_str_radix(hex, 16),
+                None => text.parse(),
+            }
+            .map_err(|_| err(span, format!("bad number `{text}`")))?;
+            toks.push((Tok::Int(v), span));
+            step(&mut i, &mut line, &mut col, n);
+        } else if let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) {
+            toks.push((Tok::Punct(p), span));
+            step(&mut i, &mut line, &mut col, p.len());
+        } else {
+            return Err(err(span, format!("unexpected character `{c}`")));
+        }
+    }
+    Ok(Lexed {
+        toks,
+        end: Span { line, col },
+    })
+}
+
+/// Parse a whole `.def` file.
+pub fn parse_defs(src: &str) -> Result<Vec<Def>, SemError> {
+    let lexed = lex(src)?;
+    let mut p = Parser {
+        toks: lexed.toks,
+        pos: 0,
+        end: lexed.end,
+    };
+    let mut defs = Vec::new();
+    while p.pos < p.toks.len() {
+        defs.push(p.def()?);
+    }
+    Ok(defs)
+}
+
+struct Parser {
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+    end: Span,
+}
+
+/// Words that start a declaration (`int r = ...;`).
+const TYPE_WORDS: [&str; 19] = [
+    "int",
+    "char",
+    "long",
+    "short",
+    "unsigned",
+    "signed",
+    "void",
+    "const",
+    "volatile",
+    "_Atomic",
+    "struct",
+    "atomic_t",
+    "spinlock_t",
+    "intptr_t",
+    "uintptr_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+];
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|t| &t.0)
+    }
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.pos + k).map(|t| &t.0)
+    }
+    fn span(&self) -> Span {
+        self.toks.get(self.pos).map_or(self.end, |t| t.1)
+    }
+    fn is(&self, p: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Punct(q)) if *q == p)
+    }
+    fn eat(&mut self, p: &str) -> bool {
+        let yes = self.is(p);
+        if yes {
+            self.pos += 1;
+        }
+        yes
+    }
+    fn expect(&mut self, p: &str) -> Result<(), SemError> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{p}`")))
+        }
+    }
+    fn unexpected(&self, wanted: &str) -> SemError {
+        match self.peek() {
+            None => err(self.end, format!("expected {wanted}, found end of file")),
+            Some(t) => {
+                let found = match t {
+                    Tok::Name(n) => n.clone(),
+                    Tok::Int(i) => i.to_string(),
+                    Tok::Punct(p) => p.to_string(),
+                };
+                err(self.span(), format!("expected {wanted}, found `{found}`"))
+            }
+        }
+    }
+    fn name(&mut self) -> Result<String, SemError> {
+        match self.peek() {
+            Some(Tok::Name(n)) => {
+                let n = n.clone();
+                self.pos += 1;
+                Ok(n)
+            }
+            _ => Err(self.unexpected("a name")),
+        }
+    }
+    fn is_name(&self, n: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Name(m)) if m == n)
+    }
+
+    fn def(&mut self) -> Result<Def, SemError> {
+        let name = self.name()?;
+        self.expect("(")?;
+        let mut formals = Vec::new();
+        if !self.eat(")") {
+            loop {
+                formals.push(self.name()?);
+                if self.eat(")") {
+                    break;
+                }
+                self.expect(",")?;
+            }
+        }
+        if self.is("{") {
+            Ok(Def::Stmt(name, formals, self.block()?))
+        } else {
+            Ok(Def::Expr(name, formals, self.expr()?))
+        }
+    }
+
+    fn block(&mut self) -> Result<St, SemError> {
+        self.expect("{")?;
+        let mut body = Vec::new();
+        while !self.eat("}") {
+            if self.peek().is_none() {
+                return Err(self.unexpected("`}`"));
+            }
+            body.push(self.stmt()?);
+        }
+        Ok(St::Seq(body))
+    }
+
+    /// `{a,b-c}` after a primitive's name.
+    fn annot(&mut self) -> Result<Annot, SemError> {
+        self.expect("{")?;
+        let mut annot = Vec::new();
+        loop {
+            let mut a = self.name()?;
+            while self.eat("-") {
+                a.push('-');
+                a.push_str(&self.name()?);
+            }
+            annot.push(a);
+            if self.eat("}") {
+                return Ok(annot);
+            }
+            self.expect(",")?;
+        }
+    }
+
+    fn rmw_op(&mut self) -> Result<RmwOp, SemError> {
+        let op = if self.eat("+") {
+            RmwOp::Add
+        } else if self.eat("-") {
+            RmwOp::Sub
+        } else if self.eat("&") {
+            if self.eat("~") { RmwOp::AndNot } else { RmwOp::And }
+        } else if self.eat("|") {
+            RmwOp::Or
+        } else if self.eat("^") {
+            RmwOp::Xor
+        } else {
+            return Err(self.unexpected("an atomic operation (+ - & | ^ &~)"));
+        };
+        Ok(op)
+    }
+
+    /// `(e1, e2, ...)` with exactly `n` arguments.
+    fn args_n(&mut self, n: usize) -> Result<Vec<Ex>, SemError> {
+        self.expect("(")?;
+        let mut args = Vec::new();
+        for k in 0..n {
+            if k > 0 {
+                self.expect(",")?;
+            }
+            args.push(self.expr()?);
+        }
+        self.expect(")")?;
+        Ok(args)
+    }
+
+    /// `(loc, op, val)` of the atomic-operation primitives.
+    fn op_args(&mut self) -> Result<(Ex, RmwOp, Ex), SemError> {
+        self.expect("(")?;
+        let loc = self.expr()?;
+        self.expect(",")?;
+        let op = self.rmw_op()?;
+        self.expect(",")?;
+        let val = self.expr()?;
+        self.expect(")")?;
+        Ok((loc, op, val))
+    }
+
+    fn stmt(&mut self) -> Result<St, SemError> {
+        let span = self.span();
+        if self.is("{") {
+            return self.block();
+        }
+        if self.eat(";") {
+            return Ok(St::Seq(Vec::new()));
+        }
+        let kw = match self.peek() {
+            Some(Tok::Name(n)) => n.clone(),
+            _ => String::new(),
+        };
+        let st = match kw.as_str() {
+            "if" => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                let t = self.stmt()?;
+                let e = if self.is_name("else") {
+                    self.pos += 1;
+                    Some(Box::new(self.stmt()?))
+                } else {
+                    None
+                };
+                return Ok(St::If(c, Box::new(t), e, span));
+            }
+            "while" => {
+                self.pos += 1;
+                self.expect("(")?;
+                let c = self.expr()?;
+                self.expect(")")?;
+                return Ok(St::While(c, Box::new(self.stmt()?), span));
+            }
+            "__store" => {
+                self.pos += 1;
+                let a = self.annot()?;
+                let mut args = self.args_n(2)?;
+                let v = args.pop().unwrap_or(Ex::Int(0));
+                St::Store(args.pop().unwrap_or(Ex::Int(0)), v, a, span)
+            }
+            "__fence" => {
+                self.pos += 1;
+                St::Fence(self.annot()?, span)
+            }
+            "__lock" | "__unlock" => {
+                self.pos += 1;
+                let l = self.args_n(1)?.pop().unwrap_or(Ex::Int(0));
+                if kw == "__lock" { St::Lock(l, span) } else { St::Unlock(l, span) }
+            }
+            "__atomic_op" => {
+                self.pos += 1;
+                let a = if self.is("{") { self.annot()? } else { Vec::new() };
+                let (loc, op, val) = self.op_args()?;
+                St::AtomicOp(loc, op, val, a, span)
+            }
+            "__srcu" => {
+                self.pos += 1;
+                let a = self.annot()?;
+                self.expect("(")?;
+                let loc = self.expr()?;
+                let val = if self.eat(",") { Some(self.expr()?) } else { None };
+                self.expect(")")?;
+                St::Srcu(loc, a, val, span)
+            }
+            w if TYPE_WORDS.contains(&w) => {
+                self.skip_type();
+                let r = self.name()?;
+                if self.eat("=") { St::SetReg(r, self.expr()?, span) } else { St::Decl(r) }
+            }
+            _ => {
+                let e = self.expr()?;
+                if self.eat("=") {
+                    let rhs = self.expr()?;
+                    match e {
+                        Ex::Reg(r, _) => St::SetReg(r, rhs, span),
+                        Ex::Load(addr, a) if a.is_empty() => St::Store(*addr, rhs, a, span),
+                        _ => return Err(err(span, "bad assignment target")),
+                    }
+                } else if let Ex::Call(f, args, s) = e {
+                    St::Call(f, args, s)
+                } else {
+                    St::Eval(e, span)
+                }
+            }
+        };
+        self.expect(";")?;
+        Ok(st)
+    }
+
+    fn skip_type(&mut self) {
+        while let Some(Tok::Name(n)) = self.peek() {
+            if TYPE_WORDS.contains(&n.as_str()) {
+                let is_struct = n == "struct";
+                self.pos += 1;
+                if is_struct && matches!(self.peek(), Some(Tok::Name(_))) {
+                    self.pos += 1;
+                }
+            } else {
+                break;
+            }
+        }
+        while self.eat("*") {}
+    }
+
+    fn is_type_start(&self, k: usize) -> bool {
+        matches!(self.peek_at(k), Some(Tok::Name(n)) if TYPE_WORDS.contains(&n.as_str()))
+    }
+
+    fn expr(&mut self) -> Result<Ex, SemError> {
+        let c = self.binary(0)?;
+        if self.eat("?") {
+            let t = self.expr()?;
+            self.expect(":")?;
+            let f = self.expr()?;
+            return Ok(Ex::Cond(Box::new(c), Box::new(t), Box::new(f)));
+        }
+        Ok(c)
+    }
+
+    fn binary(&mut self, min: u8) -> Result<Ex, SemError> {
+        let mut lhs = self.unary()?;
+        loop {
+            let Some(Tok::Punct(p)) = self.peek() else { break };
+            let Some((prec, op)) = bin_op(p) else { break };
+            if prec < min {
+                break;
+            }
+            self.pos += 1;
+            let rhs = self.binary(prec + 1)?;
+            lhs = Ex::Bin(op, Box::new(lhs), Box::new(rhs));
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Ex, SemError> {
+        if self.eat("*") {
+            return Ok(Ex::Load(Box::new(self.unary()?), Vec::new()));
+        }
+        if self.eat("-") {
+            return Ok(match self.unary()? {
+                Ex::Int(i) => Ex::Int(i.wrapping_neg()),
+                e => Ex::Un(UnOp::Neg, Box::new(e)),
+            });
+        }
+        if self.eat("!") {
+            return Ok(Ex::Un(UnOp::Not, Box::new(self.unary()?)));
+        }
+        if self.eat("~") {
+            return Ok(Ex::Un(UnOp::BitNot, Box::new(self.unary()?)));
+        }
+        if self.is("(") && self.is_type_start(1) {
+            // A cast: herd ignores the type.
+            self.pos += 1;
+            self.skip_type();
+            self.expect(")")?;
+            return self.unary();
+        }
+        self.primary()
+    }
+
+    fn primary(&mut self) -> Result<Ex, SemError> {
+        let span = self.span();
+        match self.peek().cloned() {
+            Some(Tok::Int(i)) => {
+                self.pos += 1;
+                Ok(Ex::Int(i))
+            }
+            Some(Tok::Punct("(")) => {
+                self.pos += 1;
+                let e = self.expr()?;
+                self.expect(")")?;
+                Ok(e)
+            }
+            Some(Tok::Name(n)) => {
+                self.pos += 1;
+                self.after_name(n, span)
+            }
+            _ => Err(self.unexpected("an expression")),
+        }
+    }
+
+    /// A name just read: a primitive, a macro call or a variable.
+    fn after_name(&mut self, n: String, span: Span) -> Result<Ex, SemError> {
+        let b = Box::new;
+        let one = |p: &mut Parser| p.args_n(1).map(|mut a| b(a.pop().unwrap_or(Ex::Int(0))));
+        Ok(match n.as_str() {
+            "__load" => {
+                let a = self.annot()?;
+                Ex::Load(one(self)?, a)
+            }
+            "__srcu" => {
+                let a = self.annot()?;
+                Ex::Srcu(one(self)?, a)
+            }
+            "__trylock" => Ex::TryLock(one(self)?),
+            "__islocked" => Ex::IsLocked(one(self)?),
+            "__xchg" => {
+                let a = self.annot()?;
+                let mut args = self.args_n(2)?.into_iter();
+                let (l, v) = (args.next(), args.next());
+                Ex::Xchg(b(l.unwrap_or(Ex::Int(0))), b(v.unwrap_or(Ex::Int(0))), a)
+            }
+            "__cmpxchg" | "__atomic_add_unless" => {
+                let a = self.annot()?;
+                let mut args = self.args_n(3)?.into_iter().map(Box::new);
+                let mut next = || args.next().unwrap_or(b(Ex::Int(0)));
+                let (x, y, z) = (next(), next(), next());
+                if n == "__cmpxchg" { Ex::CmpXchg(x, y, z, a) } else { Ex::AddUnless(x, y, z, a) }
+            }
+            "__atomic_op_return" | "__atomic_fetch_op" => {
+                let annot = self.annot()?;
+                let (loc, op, val) = self.op_args()?;
+                Ex::AtomicRet {
+                    loc: b(loc),
+                    op,
+                    val: b(val),
+                    fetch: n == "__atomic_fetch_op",
+                    annot,
+                }
+            }
+            _ if self.is("(") => {
+                self.pos += 1;
+                let mut args = Vec::new();
+                if !self.eat(")") {
+                    loop {
+                        args.push(self.expr()?);
+                        if self.eat(")") {
+                            break;
+                        }
+                        self.expect(",")?;
+                    }
+                }
+                Ex::Call(n, args, span)
+            }
+            _ => Ex::Reg(n, span),
+        })
+    }
+}
+
+/// Precedence (higher binds tighter) and operator of a binary token.
+fn bin_op(p: &str) -> Option<(u8, BinOp)> {
+    Some(match p {
+        "||" => (1, BinOp::LOr),
+        "&&" => (2, BinOp::LAnd),
+        "|" => (3, BinOp::Or),
+        "^" => (4, BinOp::Xor),
+        "&" => (5, BinOp::And),
+        "==" => (6, BinOp::Eq),
+        "!=" => (6, BinOp::Ne),
+        "<" => (7, BinOp::Lt),
+        "<=" => (7, BinOp::Le),
+        ">" => (7, BinOp::Gt),
+        ">=" => (7, BinOp::Ge),
+        "<<" => (8, BinOp::Shl),
+        ">>" => (8, BinOp::Shr),
+        "+" => (9, BinOp::Add),
+        "-" => (9, BinOp::Sub),
+        "*" => (10, BinOp::Mul),
+        "/" => (10, BinOp::Div),
+        "%" => (10, BinOp::Rem),
+        _ => return None,
+    })
+}

@@ -1,0 +1,188 @@
+//! Macro expansion, as herd does it before giving the code a meaning: a call's arguments
+//! are expanded in the caller's scope, then substituted for the formals in the body.
+//! Names that are not formals stay as they are (they are the thread's locals).
+
+use super::ir::{Annot, Ex, St};
+use crate::litmus::ast::Span;
+use crate::sem::SemError;
+use std::collections::HashMap;
+
+/// Macro definitions by name: `(formals, body)`.
+#[derive(Clone, Debug, Default)]
+pub struct Defs {
+    pub exprs: HashMap<String, (Vec<String>, Ex)>,
+    pub stmts: HashMap<String, (Vec<String>, St)>,
+}
+
+/// Deeper than this, a macro is taken to call itself.
+const MAX_DEPTH: usize = 64;
+
+/// Where expansion is: the formals in scope and the thread-code call being expanded.
+struct Scope<'a> {
+    frame: Option<&'a HashMap<String, Ex>>,
+    /// Innermost macro being expanded, for messages.
+    macro_name: Option<&'a str>,
+    /// The span of the thread-code call (macro bodies have no span of their own there).
+    at: Option<Span>,
+    depth: usize,
+}
+
+fn err(span: Option<Span>, msg: String) -> SemError {
+    SemError { span, msg }
+}
+
+impl Defs {
+    /// Expand every macro call in a thread's body.
+    pub fn expand_thread(&self, body: &St) -> Result<St, SemError> {
+        let top = Scope {
+            frame: None,
+            macro_name: None,
+            at: None,
+            depth: 0,
+        };
+        self.stmt(body, &top)
+    }
+
+    fn call_frame(&self, name: &str, formals: &[String], args: &[Ex], s: &Scope, span: Span) -> Result<HashMap<String, Ex>, SemError> {
+        let at = s.at.or(Some(span));
+        if formals.len() != args.len() {
+            return Err(err(
+                at,
+                format!("`{name}` takes {} argument(s), {} given", formals.len(), args.len()),
+            ));
+        }
+        if s.depth >= MAX_DEPTH {
+            return Err(err(at, format!("expansion of `{name}` does not terminate")));
+        }
+        let args = args.iter().map(|a| self.expr(a, s)).collect::<Result<Vec<_>, _>>()?;
+        Ok(formals.iter().cloned().zip(args).collect())
+    }
+
+    fn bad_arg(&self, prim: &str, s: &Scope) -> SemError {
+        let within = s.macro_name.map(|m| format!(" (in `{m}`)")).unwrap_or_default();
+        err(s.at, format!("bad {prim} argument{within}: an annotated access needs a dereference such as `*x`"))
+    }
+
+    /// The address an access touches: `arg` itself when plain, the pointer `p` of `*p`
+    /// when annotated.
+    fn access_addr(&self, arg: &Ex, annot: &Annot, prim: &str, s: &Scope) -> Result<Ex, SemError> {
+        let e = self.expr(arg, s)?;
+        if annot.is_empty() {
+            return Ok(e);
+        }
+        match e {
+            Ex::Load(addr, a) if a.is_empty() => Ok(*addr),
+            _ => Err(self.bad_arg(prim, s)),
+        }
+    }
+
+    fn expr(&self, e: &Ex, s: &Scope) -> Result<Ex, SemError> {
+        let b = |e: &Ex| self.expr(e, s).map(Box::new);
+        Ok(match e {
+            Ex::Int(_) => e.clone(),
+            Ex::Reg(r, _) => match s.frame.and_then(|f| f.get(r)) {
+                Some(arg) => arg.clone(),
+                None => e.clone(),
+            },
+            Ex::Load(arg, annot) => {
+                let addr = self.access_addr(arg, annot, "__load", s)?;
+                Ex::Load(Box::new(addr), annot.clone())
+            }
+            Ex::Un(op, a) => Ex::Un(*op, b(a)?),
+            Ex::Bin(op, l, r) => Ex::Bin(*op, b(l)?, b(r)?),
+            Ex::Cond(c, t, f) => Ex::Cond(b(c)?, b(t)?, b(f)?),
+            Ex::Call(name, args, span) => match self.exprs.get(name) {
+                Some((formals, body)) => {
+                    let frame = self.call_frame(name, formals, args, s, *span)?;
+                    let inner = Scope {
+                        frame: Some(&frame),
+                        macro_name: Some(name),
+                        at: s.at.or(Some(*span)),
+                        depth: s.depth + 1,
+                    };
+                    self.expr(body, &inner)?
+                }
+                // herd's built-in fallback when no definition is loaded.
+                None if name == "atomic_add_unless" && args.len() == 3 => {
+                    Ex::AddUnless(b(&args[0])?, b(&args[1])?, b(&args[2])?, vec![String::new()])
+                }
+                None => return Err(err(s.at.or(Some(*span)), format!("unknown macro `{name}`"))),
+            },
+            Ex::Xchg(l, v, a) => Ex::Xchg(b(l)?, b(v)?, a.clone()),
+            Ex::CmpXchg(l, o, n, a) => Ex::CmpXchg(b(l)?, b(o)?, b(n)?, a.clone()),
+            Ex::AtomicRet {
+                loc,
+                op,
+                val,
+                fetch,
+                annot,
+            } => Ex::AtomicRet {
+                loc: b(loc)?,
+                op: *op,
+                val: b(val)?,
+                fetch: *fetch,
+                annot: annot.clone(),
+            },
+            Ex::AddUnless(l, a, u, an) => Ex::AddUnless(b(l)?, b(a)?, b(u)?, an.clone()),
+            Ex::TryLock(l) => Ex::TryLock(b(l)?),
+            Ex::IsLocked(l) => Ex::IsLocked(b(l)?),
+            Ex::Srcu(l, a) => Ex::Srcu(b(l)?, a.clone()),
+        })
+    }
+
+    fn stmt(&self, st: &St, s: &Scope) -> Result<St, SemError> {
+        let e = |x: &Ex| self.expr(x, s);
+        // Statements from a macro body are reported at the thread's call.
+        let here = |sp: &Span| s.at.unwrap_or(*sp);
+        Ok(match st {
+            St::Seq(v) => St::Seq(v.iter().map(|x| self.stmt(x, s)).collect::<Result<_, _>>()?),
+            St::If(c, t, f, sp) => St::If(
+                e(c)?,
+                Box::new(self.stmt(t, s)?),
+                f.as_deref().map(|f| self.stmt(f, s)).transpose()?.map(Box::new),
+                here(sp),
+            ),
+            St::While(c, body, sp) => St::While(e(c)?, Box::new(self.stmt(body, s)?), here(sp)),
+            St::Decl(_) | St::Fence(..) => st.clone(),
+            St::SetReg(r, v, sp) => {
+                let v = e(v)?;
+                match s.frame.and_then(|f| f.get(r)) {
+                    None => St::SetReg(r.clone(), v, here(sp)),
+                    // Assigning to a formal assigns to what the caller passed.
+                    Some(Ex::Reg(r2, _)) => St::SetReg(r2.clone(), v, here(sp)),
+                    Some(Ex::Load(addr, a)) => St::Store((**addr).clone(), v, a.clone(), here(sp)),
+                    Some(_) => return Err(err(Some(here(sp)), format!("`{r}` is not assignable here"))),
+                }
+            }
+            St::Eval(x, sp) => St::Eval(e(x)?, here(sp)),
+            St::Store(arg, v, annot, sp) => {
+                let addr = self.access_addr(arg, annot, "__store", s)?;
+                St::Store(addr, e(v)?, annot.clone(), here(sp))
+            }
+            St::Lock(l, sp) => St::Lock(e(l)?, here(sp)),
+            St::Unlock(l, sp) => St::Unlock(e(l)?, here(sp)),
+            St::AtomicOp(l, op, v, a, sp) => St::AtomicOp(e(l)?, *op, e(v)?, a.clone(), here(sp)),
+            St::Srcu(l, a, v, sp) => St::Srcu(e(l)?, a.clone(), v.as_ref().map(e).transpose()?, here(sp)),
+            St::Call(name, args, span) => match self.stmts.get(name) {
+                Some((formals, body)) => {
+                    let frame = self.call_frame(name, formals, args, s, *span)?;
+                    let inner = Scope {
+                        frame: Some(&frame),
+                        macro_name: Some(name),
+                        at: s.at.or(Some(*span)),
+                        depth: s.depth + 1,
+                    };
+                    self.stmt(body, &inner)?
+                }
+                None => {
+                    let hint = if self.exprs.contains_key(name) {
+                        " (it yields a value: write `(void)` before it to discard it)"
+                    } else {
+                        ""
+                    };
+                    return Err(err(s.at.or(Some(*span)), format!("unknown macro `{name}`{hint}")));
+                }
+            },
+        })
+    }
+}

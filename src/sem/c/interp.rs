@@ -1,0 +1,737 @@
+//! Running expanded C code against a [`Tracer`], mirroring herd's `CSem` (variant
+//! `lkmmv2` by default, `lkmmv1` on request).
+//!
+//! herd builds an event structure where registers are events too and then derives
+//! `addr`/`data`/`ctrl` from intra-instruction causality (`iico`) and "ports". We run
+//! concretely and keep just enough to give the same relations:
+//! - every value carries the memory reads it was computed from, split by the *port* of
+//!   the event that hands it over (herd: an address, data or no port). A store takes
+//!   `addr` from address-port sources and `data` from data-port ones; a load or a lock
+//!   event takes `addr` from all of them;
+//! - a register keeps the reads its value came from, plus a *taint*: reads that reached
+//!   the condition of an enclosing `if` when it was written (herd's `ctrl` follows such
+//!   chains through registers);
+//! - `ctrl` reaches only the events inside the branches of an `if`/`while`, not the code
+//!   after it;
+//! - herd's C `po` also orders events of one instruction that are linked by `iico`
+//!   (e.g. the read and write of an `xchg`, or `LKR` and `LKW` of a lock). Events of one
+//!   instruction get consecutive instruction numbers by their `iico` depth, so that `po`
+//!   (which compares instruction numbers) contains those links; `iico_data` and
+//!   `iico_ctrl` are also recorded.
+
+use super::ir::{Annot, Ex, RmwOp, St};
+use crate::litmus::ast::{BinOp, Span, UnOp};
+use crate::sem::{Deps, EventData, Kind, Stop, TVal, Tracer, Value};
+use std::collections::BTreeMap;
+
+/// herd's ports: how an event hands its value to the event consuming it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Port {
+    Addr,
+    Data,
+    No,
+}
+
+/// The result of an expression.
+#[derive(Clone, Debug)]
+struct Val {
+    v: Value,
+    /// Reads (and failed-trylock / is-locked events) it comes from, by port.
+    addr: Deps,
+    data: Deps,
+    none: Deps,
+    /// Reads reaching it through earlier conditions (only for `ctrl`).
+    taint: Deps,
+    /// This thread's memory events that hand it over directly (for `iico`).
+    outs: Vec<usize>,
+}
+
+impl Val {
+    fn konst(v: Value) -> Val {
+        Val {
+            v,
+            addr: Deps::NONE,
+            data: Deps::NONE,
+            none: Deps::NONE,
+            taint: Deps::NONE,
+            outs: Vec::new(),
+        }
+    }
+    /// The value of event `e` (a read or lock-family event), handed over through `port`.
+    fn event(v: Value, e: usize, port: Port) -> Val {
+        let mut r = Val::from(v, Deps::one(e), port);
+        r.outs.push(e);
+        r
+    }
+    /// Sources that reached the value through any port.
+    fn all(&self) -> Deps {
+        self.addr.union(self.data).union(self.none)
+    }
+    /// `deps` handed over through `port`.
+    fn from(v: Value, deps: Deps, port: Port) -> Val {
+        let mut r = Val::konst(v);
+        match port {
+            Port::Addr => r.addr = deps,
+            Port::Data => r.data = deps,
+            Port::No => r.none = deps,
+        }
+        r
+    }
+    /// Sources of both operands, for a value computed from them.
+    fn join(mut self, o: &Val, v: Value) -> Val {
+        self.v = v;
+        self.addr = self.addr.union(o.addr);
+        self.data = self.data.union(o.data);
+        self.none = self.none.union(o.none);
+        self.taint = self.taint.union(o.taint);
+        self.outs.extend_from_slice(&o.outs);
+        self
+    }
+}
+
+/// A local: its value, the reads it came from, and its ctrl taint.
+#[derive(Clone, Copy, Debug)]
+struct Reg {
+    v: Value,
+    deps: Deps,
+    taint: Deps,
+}
+
+impl Default for Reg {
+    /// A local never written reads as 0.
+    fn default() -> Reg {
+        Reg {
+            v: Value::ZERO,
+            deps: Deps::NONE,
+            taint: Deps::NONE,
+        }
+    }
+}
+
+/// What the evaluation of a condition met, to derive herd's `ctrl`.
+#[derive(Default)]
+struct CondAcc {
+    /// Memory loads made by the condition itself.
+    loads: Deps,
+    /// Reads feeding the condition's loads: register sources and load addresses.
+    feed: Deps,
+}
+
+pub struct Interp<'t, 'a> {
+    t: &'t mut Tracer<'a>,
+    regs: BTreeMap<String, Reg>,
+    proc: u32,
+    lkmmv1: bool,
+    /// Statement being run, for messages.
+    span: Span,
+    /// Taint given to registers written inside the current branches.
+    taint: Deps,
+    cond: Option<CondAcc>,
+    /// First event of the current instruction and its `iico` links.
+    inst_start: usize,
+    iico: Vec<(&'static str, usize, usize)>,
+}
+
+type R<T> = Result<T, Stop>;
+
+impl<'t, 'a> Interp<'t, 'a> {
+    pub fn new(t: &'t mut Tracer<'a>, proc: u32, lkmmv1: bool, regs: BTreeMap<String, Value>) -> Self {
+        let regs = regs
+            .into_iter()
+            .map(|(k, v)| (k, Reg { v, ..Reg::default() }))
+            .collect();
+        Interp {
+            t,
+            regs,
+            proc,
+            lkmmv1,
+            span: Span::default(),
+            taint: Deps::NONE,
+            cond: None,
+            inst_start: 0,
+            iico: Vec::new(),
+        }
+    }
+
+    pub fn finish(self) -> BTreeMap<String, Value> {
+        self.regs.into_iter().map(|(k, r)| (k, r.v)).collect()
+    }
+
+    fn error(&self, msg: impl Into<String>) -> Stop {
+        Stop::error(Some(self.span), msg)
+    }
+
+    /// A failure caused by a value: impossible if the value came from a read (the
+    /// enumerator offers reads values no execution may give them), an error otherwise.
+    fn bad_value(&self, v: &Val, msg: impl Into<String>) -> Stop {
+        if v.all().is_empty() && v.taint.is_empty() { self.error(msg) } else { Stop::Dead }
+    }
+
+    // ------------------------------------------------------------ instructions
+
+    fn begin_instr(&mut self) {
+        self.t.next_instr();
+        self.inst_start = self.t.events().len();
+        self.iico.clear();
+    }
+
+    /// Close an instruction: number its events by `iico` depth (see module doc).
+    fn end_instr(&mut self) {
+        let start = self.inst_start;
+        let n = self.t.events().len() - start;
+        if n == 0 {
+            return;
+        }
+        let mut depth = vec![0u32; n];
+        let mut links = std::mem::take(&mut self.iico);
+        links.sort_by_key(|&(_, a, b)| (b, a));
+        for &(name, a, b) in &links {
+            if a >= start && b > a {
+                depth[b - start] = depth[b - start].max(depth[a - start] + 1);
+            }
+            self.t.relate(name, a, b);
+        }
+        let base = self.t.events()[start].instr;
+        for (e, d) in self.t.events_mut()[start..].iter_mut().zip(&depth) {
+            e.instr = base + d;
+        }
+        for _ in 0..depth.iter().copied().max().unwrap_or(0) {
+            self.t.next_instr();
+        }
+    }
+
+    fn link(&mut self, name: &'static str, from: &[usize], to: usize) {
+        for &a in from {
+            self.iico.push((name, a, to));
+        }
+    }
+
+    // ------------------------------------------------------------ statements
+
+    pub fn stmt(&mut self, st: &St) -> R<()> {
+        match st {
+            St::Seq(v) => {
+                for s in v {
+                    self.stmt(s)?;
+                }
+                Ok(())
+            }
+            St::If(c, then, els, sp) => {
+                self.span = *sp;
+                let (go, ctrl, taint) = self.condition(c)?;
+                let branch = if go { Some(&**then) } else { els.as_deref() };
+                if let Some(b) = branch {
+                    let saved = self.enter(ctrl, taint);
+                    let r = self.stmt(b);
+                    self.leave(saved);
+                    r?;
+                }
+                Ok(())
+            }
+            St::While(c, body, sp) => {
+                let saved = (self.t.ctrl(), self.taint);
+                let mut n = 0;
+                let r = loop {
+                    self.span = *sp;
+                    let (go, ctrl, taint) = self.condition(c)?;
+                    if !go {
+                        break Ok(());
+                    }
+                    if n >= self.t.unroll {
+                        break Err(Stop::Cut);
+                    }
+                    // Each iteration lies in the branch of the previous test.
+                    self.enter(ctrl, taint);
+                    if let Err(e) = self.stmt(body) {
+                        break Err(e);
+                    }
+                    n += 1;
+                };
+                self.leave(saved);
+                r
+            }
+            _ => {
+                self.begin_instr();
+                let r = self.simple(st);
+                self.end_instr();
+                r
+            }
+        }
+    }
+
+    fn enter(&mut self, ctrl: Deps, taint: Deps) -> (Deps, Deps) {
+        let saved = (self.t.ctrl(), self.taint);
+        self.t.set_ctrl(saved.0.union(ctrl));
+        self.taint = saved.1.union(taint);
+        saved
+    }
+
+    fn leave(&mut self, saved: (Deps, Deps)) {
+        self.t.set_ctrl(saved.0);
+        self.taint = saved.1;
+    }
+
+    /// Evaluate a test; returns whether it holds, the reads the branch events are
+    /// ctrl-dependent on, and the taint for registers written in the branch.
+    fn condition(&mut self, c: &Ex) -> R<(bool, Deps, Deps)> {
+        self.begin_instr();
+        self.cond = Some(CondAcc::default());
+        let r = self.expr(c, Port::No);
+        let acc = self.cond.take().unwrap_or_default();
+        self.end_instr();
+        let v = r?;
+        Ok((v.v.is_true(), acc.loads.union(acc.feed), acc.feed))
+    }
+
+    /// A statement other than control flow: one instruction.
+    fn simple(&mut self, st: &St) -> R<()> {
+        match st {
+            St::Decl(r) => {
+                self.regs.entry(r.clone()).or_default();
+            }
+            St::SetReg(r, e, sp) => {
+                self.span = *sp;
+                let v = self.expr(e, Port::No)?;
+                let reg = Reg {
+                    v: v.v,
+                    deps: v.all(),
+                    taint: v.taint.union(self.taint),
+                };
+                self.regs.insert(r.clone(), reg);
+            }
+            St::Eval(e, sp) => {
+                self.span = *sp;
+                self.expr(e, Port::No)?;
+            }
+            St::Store(addr, val, annot, sp) => {
+                self.span = *sp;
+                let l = self.expr(addr, Port::Addr)?;
+                let v = self.expr(val, Port::Data)?;
+                self.store(&l, &v, annot)?;
+            }
+            St::Lock(l, sp) => {
+                self.span = *sp;
+                let l = self.expr(l, Port::Addr)?;
+                self.lock(&l)?;
+            }
+            St::Unlock(l, sp) => {
+                self.span = *sp;
+                let l = self.expr(l, Port::Addr)?;
+                self.special(&l, "UL")?;
+            }
+            St::AtomicOp(loc, op, val, annot, sp) => {
+                self.span = *sp;
+                // lkmmv1 marks the read of a value-less RMW `noreturn`.
+                let (ar, aw) = if self.lkmmv1 {
+                    (vec!["noreturn".to_string()], vec!["once".to_string()])
+                } else {
+                    (annot.clone(), annot.clone())
+                };
+                self.atomic_op(loc, *op, val, &ar, &aw)?;
+            }
+            St::Fence(annot, _) => {
+                self.fence(annot)?;
+            }
+            St::Srcu(loc, annot, val, sp) => {
+                self.span = *sp;
+                let l = self.expr(loc, Port::No)?;
+                let v = val.as_ref().map(|e| self.expr(e, Port::Addr)).transpose()?;
+                let e = self.srcu(&l, annot, v.as_ref().map(|v| v.v))?;
+                if let Some(v) = &v {
+                    self.link("iico_data", &v.outs, e);
+                }
+            }
+            St::Seq(_) | St::If(..) | St::While(..) => self.stmt(st)?,
+            St::Call(name, _, span) => {
+                return Err(Stop::error(Some(*span), format!("macro `{name}` was not expanded")));
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ events
+
+    /// An event's tags: its annotations, then herd's action classes. `annot_set`: the
+    /// event is an access or a fence, whose annotations also put it in herd's `annot`.
+    fn tags(annot: &Annot, class: &[&str], annot_set: bool) -> Vec<String> {
+        let mut tags: Vec<String> = annot.iter().filter(|a| !a.is_empty()).cloned().collect();
+        if annot_set && !tags.is_empty() {
+            tags.push("annot".into());
+        }
+        tags.extend(class.iter().map(|c| c.to_string()));
+        // herd's `NA`: not a C11 atomic, which no LKMM event is.
+        tags.push("NA".into());
+        tags
+    }
+
+    fn check_addr(&self, l: &Val) -> R<()> {
+        match l.v {
+            Value::Addr(_) => Ok(()),
+            Value::Int(i) => Err(self.bad_value(l, format!("memory access at non-address {i}"))),
+        }
+    }
+
+    /// A memory read at `l`; `rmw`: the read of a read-modify-write.
+    fn read(&mut self, l: &Val, annot: &Annot, rmw: bool) -> R<usize> {
+        self.check_addr(l)?;
+        let tags = Self::tags(annot, if rmw { &["X", "RMW"] } else { &[] }, true);
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        let loc = TVal { v: l.v, deps: l.all() };
+        let (i, _) = self.t.read(loc, &tags)?;
+        self.link("iico_data", &l.outs, i);
+        self.cond_load(i, l);
+        Ok(i)
+    }
+
+    fn read_value(&self, i: usize) -> Value {
+        self.t.events()[i].val.unwrap_or(Value::ZERO)
+    }
+
+    /// A memory write of `v` at `l` with its `addr`/`data` sources and the events that
+    /// feed it (`iico_data`).
+    fn write(&mut self, l: &Val, v: Value, deps: (Deps, Deps), feed: &[&[usize]], annot: &Annot, rmw: bool) -> R<usize> {
+        self.check_addr(l)?;
+        let tags = Self::tags(annot, if rmw { &["X", "RMW"] } else { &[] }, true);
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        let w = self.t.write(TVal { v: l.v, deps: deps.0 }, TVal { v, deps: deps.1 }, &tags)?;
+        for f in feed {
+            self.link("iico_data", f, w);
+        }
+        Ok(w)
+    }
+
+    /// A plain or annotated store `*l = v`.
+    fn store(&mut self, l: &Val, v: &Val, annot: &Annot) -> R<usize> {
+        let deps = (l.addr.union(v.addr), l.data.union(v.data));
+        self.write(l, v.v, deps, &[&l.outs, &v.outs], annot, false)
+    }
+
+    /// A lock-family event (`Kind::Special`): lock.cat computes its rf/co.
+    fn special(&mut self, l: &Val, class: &str) -> R<usize> {
+        self.check_addr(l)?;
+        let ev = EventData {
+            kind: Kind::Special,
+            loc: Some(l.v),
+            val: None,
+            tags: Self::tags(&Vec::new(), &[class], false),
+            instr: 0,
+        };
+        let e = self.t.event(ev, l.all(), Deps::NONE)?;
+        self.link("iico_data", &l.outs, e);
+        Ok(e)
+    }
+
+    /// `spin_lock`: herd's pair of lock events, a read (`LKR`) then a write (`LKW`).
+    fn lock(&mut self, l: &Val) -> R<usize> {
+        let r = self.special(l, "LKR")?;
+        let w = self.special(l, "LKW")?;
+        for e in [r, w] {
+            self.t.events_mut()[e].tags.insert(0, "LK".into());
+        }
+        self.link("iico_ctrl", &[r], w);
+        Ok(w)
+    }
+
+    /// herd's SRCU event (`synchronize_srcu`): neither a memory access nor a target of
+    /// dependencies.
+    fn srcu(&mut self, l: &Val, annot: &Annot, val: Option<Value>) -> R<usize> {
+        self.check_addr(l)?;
+        let ev = EventData {
+            kind: Kind::Special,
+            loc: Some(l.v),
+            val,
+            tags: Self::tags(annot, &[], false),
+            instr: 0,
+        };
+        let ctrl = self.t.ctrl();
+        self.t.set_ctrl(Deps::NONE);
+        let e = self.t.event(ev, Deps::NONE, Deps::NONE);
+        self.t.set_ctrl(ctrl);
+        let e = e?;
+        self.link("iico_data", &l.outs, e);
+        Ok(e)
+    }
+
+    fn fence(&mut self, annot: &Annot) -> R<usize> {
+        let tags = Self::tags(annot, &[], true);
+        let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+        self.t.fence(&tags)
+    }
+
+    /// lkmmv1 brackets fully-ordered RMWs with `mb` fences; the second follows the write.
+    fn mb_fences(&mut self, w: usize) -> R<()> {
+        let mb = vec!["mb".to_string()];
+        self.fence(&mb)?;
+        let g = self.fence(&mb)?;
+        self.link("iico_ctrl", &[w], g);
+        Ok(())
+    }
+
+    /// A lock-family event or load made by a condition is a ctrl source.
+    fn cond_load(&mut self, e: usize, l: &Val) {
+        if let Some(c) = &mut self.cond {
+            c.loads = c.loads.union(Deps::one(e));
+            c.feed = c.feed.union(l.all());
+        }
+    }
+
+    fn is(a: &Annot, s: &str) -> bool {
+        a.len() == 1 && a[0] == s
+    }
+
+    /// Annotations of an RMW's read and write. lkmmv2 keeps the primitive's; lkmmv1
+    /// keeps acquire on the read, release on the write, and makes the rest `once`.
+    fn rmw_annots(&self, a: &Annot) -> (Annot, Annot) {
+        if !self.lkmmv1 {
+            return (a.clone(), a.clone());
+        }
+        let once = vec!["once".to_string()];
+        let r = if Self::is(a, "acquire") { a.clone() } else { once.clone() };
+        let w = if Self::is(a, "release") { a.clone() } else { once };
+        (r, w)
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    fn expr(&mut self, e: &Ex, port: Port) -> R<Val> {
+        match e {
+            Ex::Int(i) => Ok(Val::konst(Value::Int(*i))),
+            Ex::Reg(r, _) => {
+                let reg = self.regs.get(r).copied().unwrap_or_default();
+                if let Some(c) = &mut self.cond {
+                    c.feed = c.feed.union(reg.deps).union(reg.taint);
+                }
+                let mut v = Val::from(reg.v, reg.deps, port);
+                v.taint = reg.taint;
+                Ok(v)
+            }
+            Ex::Load(addr, annot) => {
+                let l = self.expr(addr, port)?;
+                let i = self.read(&l, annot, false)?;
+                Ok(Val::event(self.read_value(i), i, port))
+            }
+            Ex::Un(op, a) => {
+                let a = self.expr(a, port)?;
+                let v = self.unop(*op, &a)?;
+                Ok(Val { v, ..a })
+            }
+            Ex::Bin(op, l, r) => {
+                let l = self.expr(l, port)?;
+                let r = self.expr(r, port)?;
+                let v = self.binop(*op, &l, &r)?;
+                Ok(l.join(&r, v))
+            }
+            Ex::Cond(c, a, b) => {
+                let c = self.expr(c, port)?;
+                let x = self.expr(if c.v.is_true() { a } else { b }, port)?;
+                let v = x.v;
+                Ok(c.join(&x, v))
+            }
+            Ex::Call(name, _, span) => Err(Stop::error(Some(*span), format!("macro `{name}` was not expanded"))),
+            Ex::Xchg(loc, val, a) => self.xchg(loc, val, a, port),
+            Ex::CmpXchg(loc, old, new, a) => self.cmpxchg(loc, old, new, a),
+            Ex::AtomicRet {
+                loc,
+                op,
+                val,
+                fetch,
+                annot,
+            } => {
+                let mb = self.lkmmv1 && Self::is(annot, "mb");
+                let (ar, aw) = if mb {
+                    (vec!["once".to_string()], vec!["once".to_string()])
+                } else {
+                    self.rmw_annots(annot)
+                };
+                let (mut v, old, w) = self.atomic_op(loc, *op, val, &ar, &aw)?;
+                if mb {
+                    self.mb_fences(w)?;
+                }
+                if *fetch {
+                    v.v = old;
+                }
+                Ok(v)
+            }
+            Ex::AddUnless(loc, add, unless, a) => self.add_unless(loc, add, unless, a),
+            Ex::TryLock(loc) => {
+                let l = self.expr(loc, port)?;
+                if self.t.choose(2)? == 0 {
+                    let w = self.lock(&l)?;
+                    // LKW hands the result over, but is no source of dependencies.
+                    let mut v = Val::konst(Value::Int(1));
+                    v.outs.push(w);
+                    Ok(v)
+                } else {
+                    let f = self.special(&l, "LF")?;
+                    self.cond_load(f, &l);
+                    Ok(Val::event(Value::Int(0), f, Port::No))
+                }
+            }
+            Ex::IsLocked(loc) => {
+                let l = self.expr(loc, port)?;
+                let locked = self.t.choose(2)? == 0;
+                let e = self.special(&l, if locked { "RL" } else { "RU" })?;
+                self.cond_load(e, &l);
+                Ok(Val::event(Value::Int(locked as i64), e, Port::No))
+            }
+            Ex::Srcu(loc, a) => {
+                let l = self.expr(loc, Port::Addr)?;
+                // herd numbers srcu_read_lock() cookies by thread and instruction.
+                let cookie = Self::is(a, "srcu-lock").then(|| {
+                    let poi = self.t.events().get(self.inst_start).map_or(0, |e| e.instr) as i64;
+                    Value::Int((self.proc as i64 + 1) * 307 + poi * 599)
+                });
+                let e = self.srcu(&l, a, cookie)?;
+                let mut r = Val::konst(cookie.unwrap_or(Value::ZERO));
+                r.outs.push(e);
+                Ok(r)
+            }
+        }
+    }
+
+    /// `__xchg{a}(loc, val)`: an atomic read and write linked by `rmw`.
+    fn xchg(&mut self, loc: &Ex, val: &Ex, a: &Annot, port: Port) -> R<Val> {
+        let l = self.expr(loc, Port::Addr)?;
+        let v = self.expr(val, Port::Data)?;
+        let (ar, aw) = self.rmw_annots(a);
+        let r = self.read(&l, &ar, true)?;
+        let deps = (l.addr.union(v.addr), l.data.union(v.data));
+        let w = self.write(&l, v.v, deps, &[&l.outs, &v.outs], &aw, true)?;
+        // The value written does not depend on the one read: herd links them by control.
+        self.link("iico_ctrl", &[r], w);
+        self.t.relate("rmw", r, w);
+        if self.lkmmv1 && Self::is(a, "mb") {
+            self.mb_fences(w)?;
+        }
+        Ok(Val::event(self.read_value(r), r, port))
+    }
+
+    /// `__cmpxchg{a}(loc, old, new)`: on success an atomic read and write, otherwise a
+    /// lone atomic read (which linux-kernel.bell tells apart as a failed RMW).
+    fn cmpxchg(&mut self, loc: &Ex, old: &Ex, new: &Ex, a: &Annot) -> R<Val> {
+        let l = self.expr(loc, Port::Addr)?;
+        let o = self.expr(old, Port::No)?;
+        let (arok, awok) = self.rmw_annots(a);
+        // herd builds both outcomes and keeps the one the value read agrees with; here
+        // the read comes first and its value decides.
+        let r = self.read(&l, &arok, true)?;
+        let got = self.read_value(r);
+        if got != o.v {
+            if self.lkmmv1 {
+                self.t.events_mut()[r].tags = Self::tags(&vec!["once".into()], &["X", "RMW"], true);
+            }
+            return Ok(Val::event(got, r, Port::Data));
+        }
+        let n = self.expr(new, Port::Data)?;
+        let deps = (l.addr.union(n.addr), l.data.union(n.data));
+        let w = self.write(&l, n.v, deps, &[&l.outs, &n.outs], &awok, true)?;
+        self.link("iico_ctrl", &[r], w);
+        self.link("iico_ctrl", &o.outs, w);
+        self.t.relate("rmw", r, w);
+        if self.lkmmv1 && Self::is(a, "mb") {
+            self.mb_fences(w)?;
+        }
+        Ok(Val::event(got, r, Port::No))
+    }
+
+    /// herd's `build_atomic_op`: read, compute, write. Returns the new value (sourced
+    /// from the operand and the read, as herd's output is), the old value and the write.
+    fn atomic_op(&mut self, loc: &Ex, op: RmwOp, val: &Ex, ar: &Annot, aw: &Annot) -> R<(Val, Value, usize)> {
+        let e = self.expr(val, Port::Data)?;
+        let l = self.expr(loc, Port::Addr)?;
+        let r = self.read(&l, ar, true)?;
+        let old = self.read_value(r);
+        let rv = Val::event(old, r, Port::Data);
+        let new = self.rmw_op(op, &rv, &e)?;
+        // The location feeds the read only; the write takes the operand and the read.
+        let deps = (e.addr, e.data.union(Deps::one(r)));
+        let w = self.write(&l, new, deps, &[&e.outs, &[r]], aw, true)?;
+        self.t.relate("rmw", r, w);
+        Ok((e.join(&rv, new), old, w))
+    }
+
+    /// `__atomic_add_unless{a}(loc, add, unless)`: adds unless the value read is
+    /// `unless`; yields whether it added.
+    fn add_unless(&mut self, loc: &Ex, add: &Ex, unless: &Ex, a: &Annot) -> R<Val> {
+        let l = self.expr(loc, Port::Addr)?;
+        let u = self.expr(unless, Port::No)?;
+        let an = if self.lkmmv1 { vec!["once".to_string()] } else { a.clone() };
+        let r = self.read(&l, &an, true)?;
+        let got = self.read_value(r);
+        let added = got != u.v;
+        if added {
+            let av = self.expr(add, Port::Addr)?;
+            let sum = self.rmw_op(RmwOp::Add, &Val::event(got, r, Port::No), &av)?;
+            let deps = (l.addr.union(av.addr), l.data.union(av.data).union(Deps::one(r)));
+            let w = self.write(&l, sum, deps, &[&l.outs, &av.outs, &[r]], &an, true)?;
+            self.link("iico_ctrl", &u.outs, w);
+            self.t.relate("rmw", r, w);
+            if self.lkmmv1 {
+                self.mb_fences(w)?;
+            }
+        }
+        Ok(Val::event(got, r, Port::No).join(&u, Value::Int(added as i64)))
+    }
+
+    // ------------------------------------------------------------ arithmetic
+
+    fn rmw_op(&self, op: RmwOp, old: &Val, v: &Val) -> R<Value> {
+        let b = match op {
+            RmwOp::Add => BinOp::Add,
+            RmwOp::Sub => BinOp::Sub,
+            RmwOp::And | RmwOp::AndNot => BinOp::And,
+            RmwOp::Or => BinOp::Or,
+            RmwOp::Xor => BinOp::Xor,
+        };
+        if op == RmwOp::AndNot {
+            let not = self.unop(UnOp::BitNot, v)?;
+            return self.binop(b, old, &Val { v: not, ..v.clone() });
+        }
+        self.binop(b, old, v)
+    }
+
+    fn unop(&self, op: UnOp, a: &Val) -> R<Value> {
+        let int = |v: &Val| v.v.as_int().ok_or_else(|| self.bad_value(v, "arithmetic on an address"));
+        Ok(match op {
+            UnOp::Not => Value::Int(!a.v.is_true() as i64),
+            UnOp::Neg => Value::Int(int(a)?.wrapping_neg()),
+            UnOp::BitNot => Value::Int(!int(a)?),
+            _ => return Err(self.error("unsupported operator")),
+        })
+    }
+
+    fn binop(&self, op: BinOp, l: &Val, r: &Val) -> R<Value> {
+        use BinOp::*;
+        let b = |x: bool| Value::Int(x as i64);
+        match op {
+            Eq => return Ok(b(l.v == r.v)),
+            Ne => return Ok(b(l.v != r.v)),
+            LAnd => return Ok(b(l.v.is_true() && r.v.is_true())),
+            LOr => return Ok(b(l.v.is_true() || r.v.is_true())),
+            _ => {}
+        }
+        let both = (l.v.as_int(), r.v.as_int());
+        let (Some(x), Some(y)) = both else {
+            let culprit = if l.v.as_int().is_none() { l } else { r };
+            return Err(self.bad_value(culprit, "arithmetic on an address"));
+        };
+        let div0 = || self.bad_value(r, "division by zero");
+        Ok(match op {
+            Add => Value::Int(x.wrapping_add(y)),
+            Sub => Value::Int(x.wrapping_sub(y)),
+            Mul => Value::Int(x.wrapping_mul(y)),
+            Div => Value::Int(x.checked_div(y).ok_or_else(div0)?),
+            Rem => Value::Int(x.checked_rem(y).ok_or_else(div0)?),
+            And => Value::Int(x & y),
+            Or => Value::Int(x | y),
+            Xor => Value::Int(x ^ y),
+            Shl => Value::Int(x.wrapping_shl(y as u32)),
+            Shr => Value::Int(x.wrapping_shr(y as u32)),
+            Lt => b(x < y),
+            Le => b(x <= y),
+            Gt => b(x > y),
+            Ge => b(x >= y),
+            Eq | Ne | LAnd | LOr => unreachable!("handled above"),
+        })
+    }
+}
