@@ -45,7 +45,10 @@ impl Builtin {
         BUILTINS.iter().find(|(n, _)| *n == s).map(|(_, b)| *b)
     }
     pub fn name(self) -> &'static str {
-        BUILTINS.iter().find(|(_, b)| *b == self).map_or("?", |(n, _)| n)
+        BUILTINS
+            .iter()
+            .find(|(_, b)| *b == self)
+            .map_or("?", |(n, _)| n)
     }
 }
 
@@ -53,18 +56,37 @@ impl Builtin {
 /// provide one, no event of this candidate is in it.
 const PREDEFINED_SETS: &[&str] = &[
     "M", "R", "W", "F", "B", "IW", "FW", "Exp", "NExp", "SPEC", "EXEC", "SPURIOUS", "BCC", "PRED",
-    "Rreg", "Wreg", "ADDR", "DATA", "X", "EX", "A", "L", "Q", "NoRet", "S", "NT", "MFENCE", "SFENCE",
-    "LFENCE", "SYNC", "ISYNC", "LWSYNC", "EIEIO", "RMW", "LK", "LKR", "LKW", "LS", "LF", "UL", "RL",
-    "RU", "ACQ", "SC", "REL", "ACQ_REL", "RLX", "CON", "NA", "annot", "CutOff", "FAULT", "FAULT-RD",
-    "FAULT-WR", "AF", "DB", "ISB", "PTE", "T", "TTD", "Instr", "Imp", "Tag", "HU", "TLBI", "DC", "IC",
-    "SRCU", "NDATA",
+    "Rreg", "Wreg", "ADDR", "DATA", "X", "EX", "A", "L", "Q", "NoRet", "S", "NT", "MFENCE",
+    "SFENCE", "LFENCE", "SYNC", "ISYNC", "LWSYNC", "EIEIO", "RMW", "LK", "LKR", "LKW", "LS", "LF",
+    "UL", "RL", "RU", "ACQ", "SC", "REL", "ACQ_REL", "RLX", "CON", "NA", "annot", "CutOff",
+    "FAULT", "FAULT-RD", "FAULT-WR", "AF", "DB", "ISB", "PTE", "T", "TTD", "Instr", "Imp", "Tag",
+    "HU", "TLBI", "DC", "IC", "SRCU", "NDATA",
 ];
 
 /// Relations herd always defines (see herd's model checker); absent ones are empty.
 const PREDEFINED_RELS: &[&str] = &[
-    "addr", "data", "ctrl", "rmw", "tst", "depend", "success", "control", "aligned",
-    "iico_data", "iico_ctrl", "iico_order", "rf-reg", "same-instr", "same-static", "same-instance",
-    "equiv-spec", "pco", "partial_po", "same-low-order-bits", "instr", "inv-domain",
+    "addr",
+    "data",
+    "ctrl",
+    "rmw",
+    "tst",
+    "depend",
+    "success",
+    "control",
+    "aligned",
+    "iico_data",
+    "iico_ctrl",
+    "iico_order",
+    "rf-reg",
+    "same-instr",
+    "same-static",
+    "same-instance",
+    "equiv-spec",
+    "pco",
+    "partial_po",
+    "same-low-order-bits",
+    "instr",
+    "inv-domain",
 ];
 
 pub fn is_predefined_set(name: &str) -> bool {
@@ -148,13 +170,17 @@ impl<'m> Ctx<'m, '_> {
                 let s = self.prim_set(&arg)?;
                 let mut groups: Vec<(Val, Set)> = Vec::new();
                 for e in s.iter() {
-                    let Some(loc) = self.p.events[e].loc else { continue };
+                    let Some(loc) = self.p.events[e].loc else {
+                        continue;
+                    };
                     match groups.iter_mut().find(|(l, _)| *l == loc) {
                         Some((_, g)) => g.insert(e),
                         None => groups.push((loc, Set::from_iter(self.n, [e]))),
                     }
                 }
-                Ok(valset(groups.into_iter().map(|(_, g)| Value::set(g)).collect()))
+                Ok(valset(
+                    groups.into_iter().map(|(_, g)| Value::set(g)).collect(),
+                ))
             }
             Builtin::Classes => {
                 let r = self.prim_rel(&arg)?;
@@ -171,14 +197,17 @@ impl<'m> Ctx<'m, '_> {
                 let s = self.prim_set(&s)?;
                 let r = self.prim_rel(&r)?;
                 let r = r.restrict_domain(&s).restrict_range(&s);
-                Ok(valset(r.linearisations(&s).into_iter().map(Value::rel).collect()))
+                Ok(valset(
+                    r.linearisations(&s).into_iter().map(Value::rel).collect(),
+                ))
             }
             Builtin::DifferentValues => {
                 let r = self.prim_rel(&arg)?;
                 let ev = self.p.events;
-                Ok(Value::rel(self.filter_pairs(&r, |a, b| {
-                    !matches!((ev[a].val, ev[b].val), (Some(x), Some(y)) if x == y)
-                })))
+                Ok(Value::rel(self.filter_pairs(
+                    &r,
+                    |a, b| !matches!((ev[a].val, ev[b].val), (Some(x), Some(y)) if x == y),
+                )))
             }
             Builtin::SameOa | Builtin::AtLeastOneWritable => {
                 self.prim_rel(&arg)?;
@@ -186,8 +215,14 @@ impl<'m> Ctx<'m, '_> {
             }
             Builtin::Tag2Events => match arg {
                 Value::Tag(_, t) => {
-                    let set = self.p.sets.get(t).or_else(|| self.p.sets.get(tag_set_name(t).as_str()));
-                    Ok(Value::set(set.cloned().unwrap_or_else(|| Set::empty(self.n))))
+                    let set = self
+                        .p
+                        .sets
+                        .get(t)
+                        .or_else(|| self.p.sets.get(tag_set_name(t).as_str()));
+                    Ok(Value::set(
+                        set.cloned().unwrap_or_else(|| Set::empty(self.n)),
+                    ))
                 }
                 _ => Err("argument mismatch".into()),
             },
@@ -198,7 +233,8 @@ impl<'m> Ctx<'m, '_> {
                         self.n,
                         (0..self.n).filter(|&e| {
                             let ev = &self.p.events[e];
-                            ev.kind != Kind::Fence && id.is_some_and(|id| ev.loc == Some(Val::Addr(id)))
+                            ev.kind != Kind::Fence
+                                && id.is_some_and(|id| ev.loc == Some(Val::Addr(id)))
                         }),
                     );
                     Ok(Value::set(s))

@@ -27,7 +27,9 @@ impl Source {
     }
     pub fn read(&self) -> Result<String, String> {
         match self {
-            Source::Disk(p) => std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display())),
+            Source::Disk(p) => {
+                std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
+            }
             Source::Embedded(_, s) => Ok(s.to_string()),
             Source::Text(_, s) => Ok(s.clone()),
         }
@@ -41,7 +43,10 @@ pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source
     if p.is_absolute() {
         return p.is_file().then(|| Source::Disk(p.to_path_buf()));
     }
-    let candidates = first.into_iter().map(Path::to_path_buf).chain(dirs.iter().cloned());
+    let candidates = first
+        .into_iter()
+        .map(Path::to_path_buf)
+        .chain(dirs.iter().cloned());
     for d in candidates {
         let q = d.join(name);
         if q.is_file() {
@@ -104,13 +109,15 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
             }
             "variant" => {
                 need(&val)?;
-                opts.variants.extend(val.split(',').map(|v| v.trim().to_string()));
+                opts.variants
+                    .extend(val.split(',').map(|v| v.trim().to_string()));
             }
             "catpath" | "libdir" | "I" | "set-libdir" => {
                 need(&val)?;
                 for d in val.split(':') {
                     let p = PathBuf::from(d);
-                    opts.include_dirs.push(if p.is_absolute() { p } else { dir.join(p) });
+                    opts.include_dirs
+                        .push(if p.is_absolute() { p } else { dir.join(p) });
                 }
             }
             _ => {}

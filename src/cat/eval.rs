@@ -138,10 +138,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn derived(&self, name: &str) -> Option<Value<'m>> {
         let ev = self.p.events;
         let n = self.n;
-        let set = |f: &dyn Fn(&super::EventInfo) -> bool| Value::set(Set::from_iter(n, (0..n).filter(|&e| f(&ev[e]))));
+        let set = |f: &dyn Fn(&super::EventInfo) -> bool| {
+            Value::set(Set::from_iter(n, (0..n).filter(|&e| f(&ev[e]))))
+        };
         let rel = |f: &dyn Fn(&super::EventInfo, &super::EventInfo) -> bool| {
             let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
-            Value::rel(Rel::from_pairs(n, pairs.filter(|&(a, b)| f(&ev[a], &ev[b]))))
+            Value::rel(Rel::from_pairs(
+                n,
+                pairs.filter(|&(a, b)| f(&ev[a], &ev[b])),
+            ))
         };
         use crate::sem::Kind as K;
         let mem = |e: &super::EventInfo| matches!(e.kind, K::Read | K::Write);
@@ -180,7 +185,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Value::Empty => Ok(Rc::new(Set::empty(self.n))),
             Value::Unv => Ok(self.full()),
             Value::Event(e) => Ok(Rc::new(Set::from_iter(self.n, [*e]))),
-            v => Err(self.err(pos, format!("type events expected, {} found", v.type_name()))),
+            v => Err(self.err(
+                pos,
+                format!("type events expected, {} found", v.type_name()),
+            )),
         }
     }
 
@@ -229,7 +237,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 self.explicit_set(*pos, vs)
             }
             Expr::Op(_, Op2::Tuple, es) => {
-                let vs = es.iter().map(|a| self.eval(env, a)).collect::<R<Vec<_>>>()?;
+                let vs = es
+                    .iter()
+                    .map(|a| self.eval(env, a))
+                    .collect::<R<Vec<_>>>()?;
                 Ok(Value::Tuple(Rc::new(vs)))
             }
             Expr::Op(pos, Op2::Union, es) => self.union(env, *pos, es),
@@ -270,7 +281,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     }
                     match d {
                         Some(d) => self.eval(env, d),
-                        None => Err(self.err(*pos, format!("pattern matching failed on value '{s}'"))),
+                        None => {
+                            Err(self.err(*pos, format!("pattern matching failed on value '{s}'")))
+                        }
                     }
                 }
                 v => Err(self.err(
@@ -293,7 +306,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
     }
 
-    pub fn closure(&self, env: &Env<'m>, f: &'m FunDef, rec: Option<(Rc<RecGroup<'m>>, usize)>) -> Value<'m> {
+    pub fn closure(
+        &self,
+        env: &Env<'m>,
+        f: &'m FunDef,
+        rec: Option<(Rc<RecGroup<'m>>, usize)>,
+    ) -> Value<'m> {
         let mut cenv = Env::default();
         for &x in &f.free {
             if let Some(s) = env.lookup(x) {
@@ -315,11 +333,19 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 Value::Unv => Ok(Value::Rel(self.ident())),
                 Value::Set(s) => Ok(Value::rel(Rel::identity(&s))),
                 Value::Event(e) => Ok(Value::rel(Rel::from_pairs(self.n, [(e, e)]))),
-                v => Err(self.err(a.pos(), format!("type events expected, {} found", v.type_name()))),
+                v => Err(self.err(
+                    a.pos(),
+                    format!("type events expected, {} found", v.type_name()),
+                )),
             };
         }
         let v = self.eval(env, a)?;
-        let bad = |v: &Value| self.err(a.pos(), format!("type rel expected, {} found", v.type_name()));
+        let bad = |v: &Value| {
+            self.err(
+                a.pos(),
+                format!("type rel expected, {} found", v.type_name()),
+            )
+        };
         match (op, v) {
             (Op1::Plus, Value::Empty) => Ok(Value::Empty),
             (Op1::Star | Op1::Opt, Value::Empty) => Ok(Value::Rel(self.ident())),
@@ -337,7 +363,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Op1::Comp, Value::ValSet(s)) => match s.first() {
                 Some(Value::Tag(ty, _)) => {
                     let all = self.tag_universe(ty);
-                    let rest = all.into_iter().filter(|t| !valset_contains(&s, t)).collect();
+                    let rest = all
+                        .into_iter()
+                        .filter(|t| !valset_contains(&s, t))
+                        .collect();
                     Ok(Value::ValSet(Rc::new(rest)))
                 }
                 _ => Err(self.err(pos, "set or relation expected, set found")),
@@ -363,20 +392,29 @@ impl<'m, 'p> Ctx<'m, 'p> {
             return Ok(Value::Empty);
         }
         if vs.iter().all(|v| matches!(v, Value::Event(_))) {
-            let s = Set::from_iter(self.n, vs.iter().filter_map(|v| match v {
-                Value::Event(e) => Some(*e),
-                _ => None,
-            }));
+            let s = Set::from_iter(
+                self.n,
+                vs.iter().filter_map(|v| match v {
+                    Value::Event(e) => Some(*e),
+                    _ => None,
+                }),
+            );
             return Ok(Value::set(s));
         }
         if vs.iter().all(|v| matches!(v, Value::Pair(..))) {
-            let r = Rel::from_pairs(self.n, vs.iter().filter_map(|v| match v {
-                Value::Pair(a, b) => Some((*a, *b)),
-                _ => None,
-            }));
+            let r = Rel::from_pairs(
+                self.n,
+                vs.iter().filter_map(|v| match v {
+                    Value::Pair(a, b) => Some((*a, *b)),
+                    _ => None,
+                }),
+            );
             return Ok(Value::rel(r));
         }
-        if vs.iter().any(|v| matches!(v, Value::Event(_) | Value::Pair(..))) {
+        if vs
+            .iter()
+            .any(|v| matches!(v, Value::Event(_) | Value::Pair(..)))
+        {
             return Err(self.err(pos, "heterogeneous set elements"));
         }
         Ok(valset(vs))
@@ -474,7 +512,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn inter(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, b: &'m Expr) -> R<Value<'m>> {
         // `r & (A * B)` restricts r without building the product.
         let cart = match (a, b) {
-            (r, Expr::Op(_, Op2::Cartesian, ab)) | (Expr::Op(_, Op2::Cartesian, ab), r) => Some((r, ab)),
+            (r, Expr::Op(_, Op2::Cartesian, ab)) | (Expr::Op(_, Op2::Cartesian, ab), r) => {
+                Some((r, ab))
+            }
             _ => None,
         };
         if let Some((r, ab)) = cart {
@@ -493,7 +533,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.inter(&y))),
             (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.inter(&y))),
             (Value::ValSet(x), Value::ValSet(y)) => Ok(Value::ValSet(Rc::new(
-                x.iter().filter(|v| valset_contains(&y, v)).cloned().collect(),
+                x.iter()
+                    .filter(|v| valset_contains(&y, v))
+                    .cloned()
+                    .collect(),
             ))),
             (Value::Unv, v) | (v, Value::Unv) => Ok(v),
             (Value::Empty, _) | (_, Value::Empty) => Ok(Value::Empty),
@@ -511,7 +554,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.diff(&y))),
             (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.diff(&y))),
             (Value::ValSet(x), Value::ValSet(y)) => Ok(Value::ValSet(Rc::new(
-                x.iter().filter(|v| !valset_contains(&y, v)).cloned().collect(),
+                x.iter()
+                    .filter(|v| !valset_contains(&y, v))
+                    .cloned()
+                    .collect(),
             ))),
             (Value::Unv, Value::Rel(y)) => Ok(Value::rel(y.complement())),
             (Value::Unv, Value::Set(y)) => Ok(Value::set(y.complement())),
@@ -519,14 +565,18 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 Some(Value::Tag(ty, _)) => {
                     let all = self.tag_universe(ty);
                     Ok(Value::ValSet(Rc::new(
-                        all.into_iter().filter(|t| !valset_contains(&y, t)).collect(),
+                        all.into_iter()
+                            .filter(|t| !valset_contains(&y, t))
+                            .collect(),
                     )))
                 }
                 _ => Err(self.err(pos, "cannot build universe for element type")),
             },
             (Value::Unv, Value::Empty) => Ok(Value::Unv),
             (_, Value::Unv) | (Value::Empty, _) => Ok(Value::Empty),
-            (v, Value::Empty) if matches!(v, Value::Rel(_) | Value::Set(_) | Value::ValSet(_)) => Ok(v),
+            (v, Value::Empty) if matches!(v, Value::Rel(_) | Value::Set(_) | Value::ValSet(_)) => {
+                Ok(v)
+            }
             (x, y) => Err(self.err(
                 pos,
                 format!("difference of {} and {}", x.type_name(), y.type_name()),
@@ -615,7 +665,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Value::Prim(b) => self
                 .call_builtin(*b, arg)
                 .map_err(|msg| self.err(pos, format!("primitive {}: {msg}", b.name()))),
-            v => Err(self.err(pos, format!("closure or primitive expected, {} found", v.type_name()))),
+            v => Err(self.err(
+                pos,
+                format!("closure or primitive expected, {} found", v.type_name()),
+            )),
         }
     }
 
@@ -628,7 +681,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 Pat::Var(Some(x)) => {
                     let slot = match &b.expr {
                         // Cheap forms are evaluated at once.
-                        Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_) => Slot::Val(self.eval(outer, &b.expr)?),
+                        Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_) => {
+                            Slot::Val(self.eval(outer, &b.expr)?)
+                        }
                         e => Slot::Thunk(Rc::new(Thunk {
                             expr: e,
                             env: outer.clone(),
@@ -648,7 +703,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// `let rec`: functions become a recursive group; other bindings are computed as a
     /// least fixpoint from empty values. `Ok(None)` when the `when` check fails.
-    pub fn env_rec(&self, env: &Env<'m>, pos: Pos, bds: &'m [Binding], check: Option<&'m Test>) -> R<Option<Env<'m>>> {
+    pub fn env_rec(
+        &self,
+        env: &Env<'m>,
+        pos: Pos,
+        bds: &'m [Binding],
+        check: Option<&'m Test>,
+    ) -> R<Option<Env<'m>>> {
         let mut funs = Vec::new();
         let mut vals = Vec::new();
         for b in bds {
@@ -740,11 +801,23 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
                 all
             }
-            (_, v) => return Err(self.err(pos, format!("illegal recursion on type '{}'", v.type_name()))),
+            (_, v) => {
+                return Err(self.err(
+                    pos,
+                    format!("illegal recursion on type '{}'", v.type_name()),
+                ));
+            }
         })
     }
 
-    fn match_set(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, em: &'m Expr, cl: &'m SetClause) -> R<Value<'m>> {
+    fn match_set(
+        &self,
+        env: &Env<'m>,
+        pos: Pos,
+        a: &'m Expr,
+        em: &'m Expr,
+        cl: &'m SetClause,
+    ) -> R<Value<'m>> {
         // The set's elements, smallest first (herd picks the minimum).
         let kind = self.eval(env, a)?;
         let elems: Vec<Value<'m>> = match &kind {
@@ -767,11 +840,23 @@ impl<'m, 'p> Ctx<'m, 'p> {
             match &kind {
                 Value::Set(_) => Value::set(Set::from_iter(
                     self.n,
-                    vs.iter().filter_map(|v| if let Value::Event(e) = v { Some(*e) } else { None }),
+                    vs.iter().filter_map(|v| {
+                        if let Value::Event(e) = v {
+                            Some(*e)
+                        } else {
+                            None
+                        }
+                    }),
                 )),
                 Value::Rel(_) => Value::rel(Rel::from_pairs(
                     self.n,
-                    vs.iter().filter_map(|v| if let Value::Pair(x, y) = v { Some((*x, *y)) } else { None }),
+                    vs.iter().filter_map(|v| {
+                        if let Value::Pair(x, y) = v {
+                            Some((*x, *y))
+                        } else {
+                            None
+                        }
+                    }),
                 )),
                 _ => Value::ValSet(Rc::new(vs.to_vec())),
             }
@@ -829,7 +914,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     (Value::Pair(p, q), y) => Ok(self.as_rel(&y, b.pos())?.contains(*p, *q)),
                     (_, Value::ValSet(s)) => Ok(valset_contains(&s, &x)),
                     (_, Value::Empty) => Ok(false),
-                    (_, y) => Err(self.err(b.pos(), format!("set expected, found {}", y.type_name()))),
+                    (_, y) => {
+                        Err(self.err(b.pos(), format!("set expected, found {}", y.type_name())))
+                    }
                 }
             }
             Cond::Subset(a, b) => {
@@ -837,12 +924,16 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let y = self.eval(env, b)?;
                 match (&x, &y) {
                     (Value::Empty, _) => Ok(true),
-                    (Value::Set(_) | Value::Event(_), _) | (_, Value::Set(_)) => {
-                        Ok(self.as_set(&x, a.pos())?.is_subset(&*self.as_set(&y, b.pos())?))
+                    (Value::Set(_) | Value::Event(_), _) | (_, Value::Set(_)) => Ok(self
+                        .as_set(&x, a.pos())?
+                        .is_subset(&*self.as_set(&y, b.pos())?)),
+                    (Value::ValSet(s), Value::ValSet(t)) => {
+                        Ok(s.iter().all(|v| valset_contains(t, v)))
                     }
-                    (Value::ValSet(s), Value::ValSet(t)) => Ok(s.iter().all(|v| valset_contains(t, v))),
                     (Value::ValSet(s), Value::Empty) => Ok(s.is_empty()),
-                    _ => Ok(self.as_rel(&x, a.pos())?.is_subset(&*self.as_rel(&y, b.pos())?)),
+                    _ => Ok(self
+                        .as_rel(&x, a.pos())?
+                        .is_subset(&*self.as_rel(&y, b.pos())?)),
                 }
             }
         }

@@ -60,7 +60,10 @@ impl<'m> Runner<'_, 'm, '_> {
         let get = |name: &str| {
             let x = self.cx.m.names.get(name)?;
             let v = self.cx.lookup(&st.env, x, Pos::default()).ok()?;
-            self.cx.as_rel(&v, Pos::default()).ok().map(|r| (*r).clone())
+            self.cx
+                .as_rel(&v, Pos::default())
+                .ok()
+                .map(|r| (*r).clone())
         };
         Verdict {
             failed,
@@ -128,12 +131,21 @@ impl<'m> Runner<'_, 'm, '_> {
             Ins::Match(pos, e, cls, d) => {
                 let v = cx.eval(&st.env, e)?;
                 let Value::Tag(_, s) = v else {
-                    return Err(cx.err(e.pos(), format!("matching on non-tag value of type '{}'", v.type_name())));
+                    return Err(cx.err(
+                        e.pos(),
+                        format!("matching on non-tag value of type '{}'", v.type_name()),
+                    ));
                 };
-                let branch = cls.iter().find(|(t, _)| t == s).map(|(_, b)| b).or(d.as_ref());
+                let branch = cls
+                    .iter()
+                    .find(|(t, _)| t == s)
+                    .map(|(_, b)| b)
+                    .or(d.as_ref());
                 match branch {
                     Some(b) => return Ok(Step::Next(k.push(Frame::Seq(b)))),
-                    None => return Err(cx.err(*pos, format!("pattern matching failed on value '{s}'"))),
+                    None => {
+                        return Err(cx.err(*pos, format!("pattern matching failed on value '{s}'")));
+                    }
                 }
             }
             Ins::Test(t, ty) => {
@@ -149,7 +161,9 @@ impl<'m> Runner<'_, 'm, '_> {
                     (false, TestType::UndefinedUnless) => st.flags.push("*undef*".into()),
                     (false, TestType::Assert) => {
                         let n = t.name.as_deref().unwrap_or("(unknown)");
-                        return Err(cx.err(t.pos, format!("{n} assertion failed, check input test")));
+                        return Err(
+                            cx.err(t.pos, format!("{n} assertion failed, check input test"))
+                        );
                     }
                 }
             }
@@ -177,7 +191,9 @@ impl<'m> Runner<'_, 'm, '_> {
                     env = env.bind(r, Value::Proc(p.clone()));
                 }
                 let env = cx.bind_pat(&env, *pos, p.pat, a)?;
-                let k = k.push(Frame::Restore(st.env.clone())).push(Frame::Seq(p.body));
+                let k = k
+                    .push(Frame::Restore(st.env.clone()))
+                    .push(Frame::Seq(p.body));
                 st.env = env;
                 return Ok(Step::Next(k));
             }

@@ -144,7 +144,10 @@ pub fn lex(src: &str, file: u32) -> Result<Vec<Token>, (Pos, String)> {
             }
             i += j + 2;
             Tok::Str(s.to_string())
-        } else if c == b'\'' || is_name_start(c) || (c == b'_' && b.get(i + 1).is_some_and(|&d| is_name_start(d))) {
+        } else if c == b'\''
+            || is_name_start(c)
+            || (c == b'_' && b.get(i + 1).is_some_and(|&d| is_name_start(d)))
+        {
             let tag = c == b'\'';
             if tag {
                 i += 1;

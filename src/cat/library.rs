@@ -6,7 +6,11 @@ include!(concat!(env!("OUT_DIR"), "/cat_library.rs"));
 /// `lkmm.cat`).
 pub fn get(name: &str) -> Option<(&'static str, &'static str)> {
     let exact = FILES.iter().find(|(n, _)| *n == name);
-    let with_ext = || FILES.iter().find(|(n, _)| n.strip_suffix(".cat") == Some(name));
+    let with_ext = || {
+        FILES
+            .iter()
+            .find(|(n, _)| n.strip_suffix(".cat") == Some(name))
+    };
     exact.or_else(with_ext).copied()
 }
 

@@ -152,7 +152,10 @@ impl Model {
     /// A model given as text (`opts.cat` names it in messages); its `include`s are looked
     /// up in `opts.include_dirs`, then among the shipped files.
     pub fn from_source(text: &str, opts: &ModelOptions) -> Result<Model, CatError> {
-        Self::load_main(config::Source::Text(opts.cat.clone(), text.to_string()), opts)
+        Self::load_main(
+            config::Source::Text(opts.cat.clone(), text.to_string()),
+            opts,
+        )
     }
 
     fn load_main(main: config::Source, opts: &ModelOptions) -> Result<Model, CatError> {
@@ -165,7 +168,11 @@ impl Model {
             tag_types: HashMap::new(),
             enums: Vec::new(),
             bell_sets: HashMap::new(),
-            variants: opts.variants.iter().map(|v| v.to_ascii_lowercase()).collect(),
+            variants: opts
+                .variants
+                .iter()
+                .map(|v| v.to_ascii_lowercase())
+                .collect(),
         };
         let dirs = &opts.include_dirs;
         let main_dir = main.dir();
@@ -189,7 +196,12 @@ impl Model {
         Ok(m)
     }
 
-    fn load_source(&mut self, src: config::Source, dirs: &[PathBuf], depth: usize) -> Result<usize, CatError> {
+    fn load_source(
+        &mut self,
+        src: config::Source,
+        dirs: &[PathBuf],
+        depth: usize,
+    ) -> Result<usize, CatError> {
         let path = src.display();
         if depth > MAX_INCLUDE_DEPTH {
             return Err(load_error(&path, "includes nest too deeply (cycle?)"));
@@ -204,12 +216,13 @@ impl Model {
                 body: Vec::new(),
             },
         });
-        let mut prog = parse::parse(&text, idx, &mut self.names).map_err(|(pos, msg)| CatError {
-            file: path.clone(),
-            line: pos.line,
-            col: pos.col,
-            msg,
-        })?;
+        let mut prog =
+            parse::parse(&text, idx, &mut self.names).map_err(|(pos, msg)| CatError {
+                file: path.clone(),
+                line: pos.line,
+                col: pos.col,
+                msg,
+            })?;
         let dir = src.dir();
         self.resolve_includes(&mut prog.body, dir.as_deref(), dirs, depth)?;
         self.files[idx as usize].prog = prog;
@@ -218,7 +231,13 @@ impl Model {
 
     /// Loads every included file; a file that cannot be found is an error only if the
     /// `include` runs.
-    fn resolve_includes(&mut self, body: &mut [Ins], dir: Option<&Path>, dirs: &[PathBuf], depth: usize) -> Result<(), CatError> {
+    fn resolve_includes(
+        &mut self,
+        body: &mut [Ins],
+        dir: Option<&Path>,
+        dirs: &[PathBuf],
+        depth: usize,
+    ) -> Result<(), CatError> {
         for i in body {
             match i {
                 Ins::Include { name, file, .. } => {
@@ -230,7 +249,9 @@ impl Model {
                     self.resolve_includes(a, dir, dirs, depth)?;
                     self.resolve_includes(b, dir, dirs, depth)?;
                 }
-                Ins::Procedure(_, _, _, b, _) | Ins::Forall(_, _, _, b) => self.resolve_includes(b, dir, dirs, depth)?,
+                Ins::Procedure(_, _, _, b, _) | Ins::Forall(_, _, _, b) => {
+                    self.resolve_includes(b, dir, dirs, depth)?
+                }
                 Ins::Match(_, _, cls, d) => {
                     for (_, b) in cls {
                         self.resolve_includes(b, dir, dirs, depth)?;
@@ -274,7 +295,7 @@ impl Model {
 
     fn has_variant(&self, v: &str) -> bool {
         let v = v.to_ascii_lowercase();
-        self.variants.iter().any(|x| *x == v)
+        self.variants.contains(&v)
     }
 
     /// The value an `enum` declaration binds: the set of its tags.
@@ -285,16 +306,28 @@ impl Model {
             .iter()
             .rev()
             .find(|(t, _)| t == n)
-            .map(|(t, tags)| tags.iter().map(|x| value::Value::Tag(t.as_str(), x.as_str())).collect())
+            .map(|(t, tags)| {
+                tags.iter()
+                    .map(|x| value::Value::Tag(t.as_str(), x.as_str()))
+                    .collect()
+            })
             .unwrap_or_default();
         value::valset(tags)
     }
 
     /// Evaluate the model on one candidate; `report` gets each branch's verdict and
     /// returns whether to keep exploring.
-    pub fn run(&self, p: &Primitives, report: &mut dyn FnMut(Verdict) -> bool) -> Result<(), CatError> {
+    pub fn run(
+        &self,
+        p: &Primitives,
+        report: &mut dyn FnMut(Verdict) -> bool,
+    ) -> Result<(), CatError> {
         let cx = eval::Ctx::new(self, p);
-        let progs: Vec<&[Ins]> = self.order.iter().map(|&i| &self.files[i].prog.body[..]).collect();
+        let progs: Vec<&[Ins]> = self
+            .order
+            .iter()
+            .map(|&i| &self.files[i].prog.body[..])
+            .collect();
         let mut r = exec::Runner { cx: &cx, report };
         r.run_all(&progs)?;
         Ok(())

@@ -399,7 +399,10 @@ impl Parser<'_> {
         let start = self.toks[self.i].start;
         let expr = self.expr()?;
         let end = self.toks[self.i - 1].end;
-        let text = self.src[start..end.max(start)].split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = self.src[start..end.max(start)]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         let name = if self.eat_kw("as") {
             Some(self.name()?)
         } else {

@@ -48,8 +48,42 @@ fn sb() -> Cand {
             ("po", vec![(2, 3), (4, 5)]),
             ("rf", vec![(1, 3), (0, 5)]),
             ("co", vec![(0, 2), (1, 4)]),
-            ("loc", vec![(0, 0), (0, 2), (0, 5), (2, 0), (2, 2), (2, 5), (5, 0), (5, 2), (5, 5), (1, 1), (1, 3), (1, 4), (3, 1), (3, 3), (3, 4), (4, 1), (4, 3), (4, 4)]),
-            ("int", vec![(2, 3), (3, 2), (4, 5), (5, 4), (2, 2), (3, 3), (4, 4), (5, 5)]),
+            (
+                "loc",
+                vec![
+                    (0, 0),
+                    (0, 2),
+                    (0, 5),
+                    (2, 0),
+                    (2, 2),
+                    (2, 5),
+                    (5, 0),
+                    (5, 2),
+                    (5, 5),
+                    (1, 1),
+                    (1, 3),
+                    (1, 4),
+                    (3, 1),
+                    (3, 3),
+                    (3, 4),
+                    (4, 1),
+                    (4, 3),
+                    (4, 4),
+                ],
+            ),
+            (
+                "int",
+                vec![
+                    (2, 3),
+                    (3, 2),
+                    (4, 5),
+                    (5, 4),
+                    (2, 2),
+                    (3, 3),
+                    (4, 4),
+                    (5, 5),
+                ],
+            ),
             ("id", (0..6).map(|i| (i, i)).collect()),
         ],
     }
@@ -62,8 +96,16 @@ impl Cand {
             n,
             events: &self.events,
             symbols: &self.symbols,
-            sets: self.sets.iter().map(|(k, v)| (k.to_string(), Set::from_iter(n, v.iter().copied()))).collect(),
-            rels: self.rels.iter().map(|(k, v)| (k.to_string(), Rel::from_pairs(n, v.iter().copied()))).collect(),
+            sets: self
+                .sets
+                .iter()
+                .map(|(k, v)| (k.to_string(), Set::from_iter(n, v.iter().copied())))
+                .collect(),
+            rels: self
+                .rels
+                .iter()
+                .map(|(k, v)| (k.to_string(), Rel::from_pairs(n, v.iter().copied())))
+                .collect(),
         }
     }
 }
@@ -75,7 +117,10 @@ fn model(src: &str, variants: &[&str]) -> Model {
 }
 
 fn model_res(src: &str, variants: &[&str]) -> Result<Model, CatError> {
-    let dir = std::env::temp_dir().join(format!("litmus-cat-test-{}", std::process::id()));
+    // One directory per model: tests run in parallel.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("litmus-cat-test-{}-{k}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("stdlib.cat"), STDLIB).unwrap();
     let opts = ModelOptions {
@@ -111,7 +156,10 @@ fn sc_forbids_store_buffering_with_a_cycle() {
     let m = model("SC\nlet com = rf | co | fr\nacyclic po | com as sc\n", &[]);
     let vs = verdicts(&m, &sb());
     let f = vs[0].failed.as_ref().expect("SB is not SC");
-    assert_eq!((f.kind, f.negated, f.name.as_str()), (CheckKind::Acyclic, false, "sc"));
+    assert_eq!(
+        (f.kind, f.negated, f.name.as_str()),
+        (CheckKind::Acyclic, false, "sc")
+    );
     let cyc = f.cycle.as_ref().unwrap();
     assert!(cyc.len() >= 2 && cyc.contains(&2) && cyc.contains(&4));
     assert_eq!(vs[0].rf.as_ref().unwrap().len(), 2);
@@ -126,7 +174,10 @@ fn unnamed_check_is_named_by_its_text() {
 
 #[test]
 fn tso_allows_store_buffering() {
-    let m = model("let ppo = po \\ (W * R)\nacyclic ppo | rf & ~int | co | fr as tso\n", &[]);
+    let m = model(
+        "let ppo = po \\ (W * R)\nacyclic ppo | rf & ~int | co | fr as tso\n",
+        &[],
+    );
     assert!(verdicts(&m, &sb())[0].failed.is_none());
 }
 
@@ -134,13 +185,19 @@ fn tso_allows_store_buffering() {
 fn operators() {
     assert_eq!(co_of("let co = po ; po^-1"), vec![(2, 2), (4, 4)]);
     assert_eq!(co_of("let co = [W] ; po ; [R]"), vec![(2, 3), (4, 5)]);
-    assert_eq!(co_of("let co = (po | rf) & (_ * R) \\ rf"), vec![(2, 3), (4, 5)]);
+    assert_eq!(
+        co_of("let co = (po | rf) & (_ * R) \\ rf"),
+        vec![(2, 3), (4, 5)]
+    );
     assert_eq!(co_of("let co = IW * (W \\ IW) & loc"), vec![(0, 2), (1, 4)]);
     assert_eq!(co_of("let co = (rf ; po^-1)+ \\ rf ; 0"), vec![]);
     assert_eq!(co_of("let co = (rf ; po^-1)^+"), vec![(0, 4), (1, 2)]);
     assert_eq!(co_of("let co = po? & ~id & po*"), vec![(2, 3), (4, 5)]);
     assert_eq!(co_of("let co = [~M | IW] ; id"), vec![(0, 0), (1, 1)]);
-    assert_eq!(co_of("let co = [domain(rf) | range(po)] \\ [R]"), vec![(0, 0), (1, 1)]);
+    assert_eq!(
+        co_of("let co = [domain(rf) | range(po)] \\ [R]"),
+        vec![(0, 0), (1, 1)]
+    );
 }
 
 #[test]
@@ -151,7 +208,12 @@ fn explicit_sets_and_add() {
     let c = sb();
     let err = model(src, &[]).run(&c.prims(), &mut |_| true).unwrap_err();
     assert!(err.msg.contains("unbound var: e"), "{err}");
-    assert_eq!(co_of("let pick = fun r -> match r with {} -> 0 || p ++ rest -> p ++ 0 end\nlet co = pick(po)"), vec![(2, 3)]);
+    assert_eq!(
+        co_of(
+            "let pick = fun r -> match r with {} -> 0 || p ++ rest -> p ++ 0 end\nlet co = pick(po)"
+        ),
+        vec![(2, 3)]
+    );
 }
 
 #[test]
@@ -183,19 +245,28 @@ fn tags_enums_match_and_bell_sets() {
     let c = sb();
     let vs = verdicts(&model(src, &[]), &c);
     assert_eq!(vs[0].flags, vec!["has-wmb".to_string()]);
-    assert_eq!(vs[0].co.as_ref().unwrap().pairs().collect::<Vec<_>>(), vec![(4, 5)]);
+    assert_eq!(
+        vs[0].co.as_ref().unwrap().pairs().collect::<Vec<_>>(),
+        vec![(4, 5)]
+    );
 }
 
 #[test]
 fn try_variants_and_conditions() {
-    assert_eq!(co_of("let co = try nosuchname with po"), vec![(2, 3), (4, 5)]);
+    assert_eq!(
+        co_of("let co = try nosuchname with po"),
+        vec![(2, 3), (4, 5)]
+    );
     let src = "if \"mine\" && not \"other\" let co = po else let co = 0 end";
     let c = sb();
     let on = verdicts(&model(src, &["Mine"]), &c);
     assert_eq!(on[0].co.as_ref().unwrap().len(), 2);
     let off = verdicts(&model(src, &[]), &c);
     assert_eq!(off[0].co.as_ref().unwrap().len(), 0);
-    assert_eq!(co_of("let co = if \"x\" then 0 else if po subset rf then 0 else po & (W * R)"), vec![(2, 3), (4, 5)]);
+    assert_eq!(
+        co_of("let co = if \"x\" then 0 else if po subset rf then 0 else po & (W * R)"),
+        vec![(2, 3), (4, 5)]
+    );
 }
 
 #[test]
@@ -250,32 +321,16 @@ fn cfg_files() {
     let dir = std::env::temp_dir().join(format!("litmus-cfg-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("m.cfg");
-    std::fs::write(&p, "# comment\nmacros m.def\nbell m.bell\nmodel m.cat\nvariant a,b\ngraph columns\n").unwrap();
+    std::fs::write(
+        &p,
+        "# comment\nmacros m.def\nbell m.bell\nmodel m.cat\nvariant a,b\ngraph columns\n",
+    )
+    .unwrap();
     let (o, macros) = load_cfg(&p).unwrap();
-    assert_eq!((o.cat.as_str(), o.bell.as_deref(), macros.as_deref()), ("m.cat", Some("m.bell"), Some("m.def")));
+    assert_eq!(
+        (o.cat.as_str(), o.bell.as_deref(), macros.as_deref()),
+        ("m.cat", Some("m.bell"), Some("m.def"))
+    );
     assert_eq!(o.variants, vec!["a", "b"]);
     assert!(o.include_dirs.contains(&dir));
-}
-
-#[test]
-fn local_real_models() {
-    let Ok(_) = std::env::var("CAT_REAL") else { return };
-    let c = sb();
-    let lib = std::path::PathBuf::from("/work/ref/herdtools7/herd/libdir");
-    let cats = std::path::PathBuf::from("/work/ref/herdtools7/catalogue/linux/cats");
-    for (cat, bell, dirs) in [("x86tso.cat", None, vec![lib.clone()]), ("sc.cat", None, vec![lib.clone()]),
-        ("linux-kernel.cat", Some("linux-kernel.bell"), vec![cats.clone(), lib.clone()])] {
-        let opts = ModelOptions { cat: cat.into(), bell: bell.map(|b: &str| b.to_string()), variants: vec!["lkmmv2".into()], include_dirs: dirs };
-        let m = Model::load(&opts).unwrap_or_else(|e| panic!("{e}"));
-        let t = std::time::Instant::now();
-        let mut vs = Vec::new();
-        for _ in 0..1000 {
-            vs.clear();
-            m.run(&c.prims(), &mut |v| { vs.push(v); true }).unwrap_or_else(|e| panic!("{e}"));
-        }
-        eprintln!("{cat}: {:?} per run", t.elapsed() / 1000);
-        for v in &vs {
-            eprintln!("  failed={:?} flags={:?} co={:?}", v.failed.as_ref().map(|f| &f.name), v.flags, v.co);
-        }
-    }
 }

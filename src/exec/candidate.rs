@@ -265,7 +265,10 @@ fn base_primitives(p: &Program, events: &[EventInfo], instr: &[u32], runs: &[&Th
     let r = of(Kind::Read);
     let w = of(Kind::Write);
     let special = of(Kind::Special);
-    sets.insert("M".into(), r.union(&w).union(&special));
+    let m = r.union(&w).union(&special);
+    // Every access we model is explicit (herd's `Exp`; implicit PTE accesses are not modelled).
+    sets.insert("Exp".into(), m.clone());
+    sets.insert("M".into(), m);
     sets.insert("R".into(), r);
     sets.insert("W".into(), w);
     sets.insert("F".into(), of(Kind::Fence));

@@ -46,6 +46,12 @@ impl<'t> Program<'t> {
             let Some(v) = v else { continue };
             let v = value(v, &symbols);
             match loc {
+                // PPC symbolic registers (`%x0=x`) belong to whichever thread names them.
+                LocRef::Global(g) if g.starts_with('%') => {
+                    for regs in &mut thread_regs {
+                        regs.insert(g.clone(), v);
+                    }
+                }
                 LocRef::Global(g) => init_mem[symbols.get(g).expect("interned").0 as usize] = v,
                 LocRef::Reg { proc, reg } => {
                     let idx = test
@@ -141,7 +147,9 @@ fn prop_values(p: &Prop, f: &mut impl FnMut(&ValueLit)) {
 /// Intern every name that denotes a memory location.
 fn collect_symbols(test: &Test, s: &mut Symbols) {
     for e in &test.init {
-        if let LocRef::Global(g) = &e.loc {
+        if let LocRef::Global(g) = &e.loc
+            && !g.starts_with('%')
+        {
             s.intern(g);
         }
         if let Some(ValueLit::Addr { name, .. }) = &e.value {

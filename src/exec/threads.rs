@@ -60,12 +60,20 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
             runs.push(r);
         }
         let mut grew = false;
-        let mut writes = 0usize;
+        // Most writes one candidate can have: a value needs at most that many rounds.
+        let writes: usize = runs
+            .iter()
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| r.events.iter().filter(|e| e.kind == Kind::Write).count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .sum();
         for ev in runs.iter().flatten().flat_map(|r| &r.events) {
             if ev.kind == Kind::Write
                 && let (Some(Value::Addr(l)), Some(v)) = (ev.loc, ev.val)
             {
-                writes += 1;
                 grew |= dom.add(l, v);
                 if dom.vals[l.0 as usize].len() > MAX_DOMAIN {
                     return Err(EngineError::new(format!(
@@ -75,7 +83,7 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
                 }
             }
         }
-        if !grew || rounds > writes + 1 {
+        if !grew || rounds > writes {
             return Ok(ThreadRuns { runs, cut });
         }
     }

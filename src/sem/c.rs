@@ -56,7 +56,10 @@ impl Macros {
                 }
             }
         }
-        Ok(Macros { defs, lkmmv1: false })
+        Ok(Macros {
+            defs,
+            lkmmv1: false,
+        })
     }
 
     /// Our own mapping of the Linux-kernel primitives (`cat/lkmm.def`), equivalent to
@@ -76,15 +79,20 @@ impl Macros {
 /// Parameters are bound to the addresses of the globals they name, then the init
 /// block's `proc:reg = value` entries apply. Loops run at most `tracer.unroll` times:
 /// a run that would go further is `Stop::Cut`.
-pub fn run(thread: &CThread, init: &ThreadInit, macros: &Macros, t: &mut Tracer) -> Result<BTreeMap<String, Value>, Stop> {
-    let lowered = ir::lower_body(&thread.body).map_err(|(span, msg)| Stop::error(Some(span), msg))?;
+pub fn run(
+    thread: &CThread,
+    init: &ThreadInit,
+    macros: &Macros,
+    t: &mut Tracer,
+) -> Result<BTreeMap<String, Value>, Stop> {
+    let lowered =
+        ir::lower_body(&thread.body).map_err(|(span, msg)| Stop::error(Some(span), msg))?;
     let code = macros.defs.expand_thread(&lowered).map_err(Stop::Error)?;
     let mut regs = BTreeMap::new();
     for p in &thread.params {
-        let loc = init
-            .symbols
-            .get(&p.name)
-            .ok_or_else(|| Stop::error(Some(thread.span), format!("unknown location `{}`", p.name)))?;
+        let loc = init.symbols.get(&p.name).ok_or_else(|| {
+            Stop::error(Some(thread.span), format!("unknown location `{}`", p.name))
+        })?;
         regs.insert(p.name.clone(), Value::Addr(loc));
     }
     regs.extend(init.regs.iter().map(|(k, v)| (k.clone(), *v)));

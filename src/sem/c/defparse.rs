@@ -25,8 +25,8 @@ struct Lexed {
 }
 
 const PUNCTS: [&str; 29] = [
-    "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "(", ")", "{", "}", ",", ";", "*", "+", "-", "/", "%", "&", "|",
-    "^", "~", "!", "=", "<", ">", "?", ":",
+    "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "(", ")", "{", "}", ",", ";", "*", "+", "-",
+    "/", "%", "&", "|", "^", "~", "!", "=", "<", ">", "?", ":",
 ];
 
 fn err(span: Span, msg: impl Into<String>) -> SemError {
@@ -75,11 +75,17 @@ fn lex(src: &str) -> Result<Lexed, SemError> {
                 step(&mut i, &mut line, &mut col, 1);
             }
         } else if c.is_ascii_alphabetic() || c == '_' {
-            let n = chars[i..].iter().take_while(|c| c.is_ascii_alphanumeric() || **c == '_').count();
+            let n = chars[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
+                .count();
             toks.push((Tok::Name(chars[i..i + n].iter().collect()), span));
             step(&mut i, &mut line, &mut col, n);
         } else if c.is_ascii_digit() {
-            let n = chars[i..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+            let n = chars[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .count();
             let text: String = chars[i..i + n].iter().collect();
             let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
                 Some(hex) => i64::from_str_radix(hex, 16),
@@ -255,7 +261,11 @@ impl Parser {
         } else if self.eat("-") {
             RmwOp::Sub
         } else if self.eat("&") {
-            if self.eat("~") { RmwOp::AndNot } else { RmwOp::And }
+            if self.eat("~") {
+                RmwOp::AndNot
+            } else {
+                RmwOp::And
+            }
         } else if self.eat("|") {
             RmwOp::Or
         } else if self.eat("^") {
@@ -340,11 +350,19 @@ impl Parser {
             "__lock" | "__unlock" => {
                 self.pos += 1;
                 let l = self.args_n(1)?.pop().unwrap_or(Ex::Int(0));
-                if kw == "__lock" { St::Lock(l, span) } else { St::Unlock(l, span) }
+                if kw == "__lock" {
+                    St::Lock(l, span)
+                } else {
+                    St::Unlock(l, span)
+                }
             }
             "__atomic_op" => {
                 self.pos += 1;
-                let a = if self.is("{") { self.annot()? } else { Vec::new() };
+                let a = if self.is("{") {
+                    self.annot()?
+                } else {
+                    Vec::new()
+                };
                 let (loc, op, val) = self.op_args()?;
                 St::AtomicOp(loc, op, val, a, span)
             }
@@ -353,14 +371,22 @@ impl Parser {
                 let a = self.annot()?;
                 self.expect("(")?;
                 let loc = self.expr()?;
-                let val = if self.eat(",") { Some(self.expr()?) } else { None };
+                let val = if self.eat(",") {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
                 self.expect(")")?;
                 St::Srcu(loc, a, val, span)
             }
             w if TYPE_WORDS.contains(&w) => {
                 self.skip_type();
                 let r = self.name()?;
-                if self.eat("=") { St::SetReg(r, self.expr()?, span) } else { St::Decl(r) }
+                if self.eat("=") {
+                    St::SetReg(r, self.expr()?, span)
+                } else {
+                    St::Decl(r)
+                }
             }
             _ => {
                 let e = self.expr()?;
@@ -414,12 +440,10 @@ impl Parser {
 
     fn binary(&mut self, min: u8) -> Result<Ex, SemError> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some(Tok::Punct(p)) = self.peek() else { break };
-            let Some((prec, op)) = bin_op(p) else { break };
-            if prec < min {
+        while let Some(Tok::Punct(p)) = self.peek() {
+            let Some((prec, op)) = bin_op(p).filter(|(prec, _)| *prec >= min) else {
                 break;
-            }
+            };
             self.pos += 1;
             let rhs = self.binary(prec + 1)?;
             lhs = Ex::Bin(op, Box::new(lhs), Box::new(rhs));
@@ -500,7 +524,11 @@ impl Parser {
                 let mut args = self.args_n(3)?.into_iter().map(Box::new);
                 let mut next = || args.next().unwrap_or(b(Ex::Int(0)));
                 let (x, y, z) = (next(), next(), next());
-                if n == "__cmpxchg" { Ex::CmpXchg(x, y, z, a) } else { Ex::AddUnless(x, y, z, a) }
+                if n == "__cmpxchg" {
+                    Ex::CmpXchg(x, y, z, a)
+                } else {
+                    Ex::AddUnless(x, y, z, a)
+                }
             }
             "__atomic_op_return" | "__atomic_fetch_op" => {
                 let annot = self.annot()?;

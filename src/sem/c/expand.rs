@@ -43,24 +43,46 @@ impl Defs {
         self.stmt(body, &top)
     }
 
-    fn call_frame(&self, name: &str, formals: &[String], args: &[Ex], s: &Scope, span: Span) -> Result<HashMap<String, Ex>, SemError> {
+    fn call_frame(
+        &self,
+        name: &str,
+        formals: &[String],
+        args: &[Ex],
+        s: &Scope,
+        span: Span,
+    ) -> Result<HashMap<String, Ex>, SemError> {
         let at = s.at.or(Some(span));
         if formals.len() != args.len() {
             return Err(err(
                 at,
-                format!("`{name}` takes {} argument(s), {} given", formals.len(), args.len()),
+                format!(
+                    "`{name}` takes {} argument(s), {} given",
+                    formals.len(),
+                    args.len()
+                ),
             ));
         }
         if s.depth >= MAX_DEPTH {
             return Err(err(at, format!("expansion of `{name}` does not terminate")));
         }
-        let args = args.iter().map(|a| self.expr(a, s)).collect::<Result<Vec<_>, _>>()?;
+        let args = args
+            .iter()
+            .map(|a| self.expr(a, s))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(formals.iter().cloned().zip(args).collect())
     }
 
     fn bad_arg(&self, prim: &str, s: &Scope) -> SemError {
-        let within = s.macro_name.map(|m| format!(" (in `{m}`)")).unwrap_or_default();
-        err(s.at, format!("bad {prim} argument{within}: an annotated access needs a dereference such as `*x`"))
+        let within = s
+            .macro_name
+            .map(|m| format!(" (in `{m}`)"))
+            .unwrap_or_default();
+        err(
+            s.at,
+            format!(
+                "bad {prim} argument{within}: an annotated access needs a dereference such as `*x`"
+            ),
+        )
     }
 
     /// The address an access touches: `arg` itself when plain, the pointer `p` of `*p`
@@ -103,9 +125,12 @@ impl Defs {
                     self.expr(body, &inner)?
                 }
                 // herd's built-in fallback when no definition is loaded.
-                None if name == "atomic_add_unless" && args.len() == 3 => {
-                    Ex::AddUnless(b(&args[0])?, b(&args[1])?, b(&args[2])?, vec![String::new()])
-                }
+                None if name == "atomic_add_unless" && args.len() == 3 => Ex::AddUnless(
+                    b(&args[0])?,
+                    b(&args[1])?,
+                    b(&args[2])?,
+                    vec![String::new()],
+                ),
                 None => return Err(err(s.at.or(Some(*span)), format!("unknown macro `{name}`"))),
             },
             Ex::Xchg(l, v, a) => Ex::Xchg(b(l)?, b(v)?, a.clone()),
@@ -135,11 +160,18 @@ impl Defs {
         // Statements from a macro body are reported at the thread's call.
         let here = |sp: &Span| s.at.unwrap_or(*sp);
         Ok(match st {
-            St::Seq(v) => St::Seq(v.iter().map(|x| self.stmt(x, s)).collect::<Result<_, _>>()?),
+            St::Seq(v) => St::Seq(
+                v.iter()
+                    .map(|x| self.stmt(x, s))
+                    .collect::<Result<_, _>>()?,
+            ),
             St::If(c, t, f, sp) => St::If(
                 e(c)?,
                 Box::new(self.stmt(t, s)?),
-                f.as_deref().map(|f| self.stmt(f, s)).transpose()?.map(Box::new),
+                f.as_deref()
+                    .map(|f| self.stmt(f, s))
+                    .transpose()?
+                    .map(Box::new),
                 here(sp),
             ),
             St::While(c, body, sp) => St::While(e(c)?, Box::new(self.stmt(body, s)?), here(sp)),
@@ -151,7 +183,9 @@ impl Defs {
                     // Assigning to a formal assigns to what the caller passed.
                     Some(Ex::Reg(r2, _)) => St::SetReg(r2.clone(), v, here(sp)),
                     Some(Ex::Load(addr, a)) => St::Store((**addr).clone(), v, a.clone(), here(sp)),
-                    Some(_) => return Err(err(Some(here(sp)), format!("`{r}` is not assignable here"))),
+                    Some(_) => {
+                        return Err(err(Some(here(sp)), format!("`{r}` is not assignable here")));
+                    }
                 }
             }
             St::Eval(x, sp) => St::Eval(e(x)?, here(sp)),
@@ -162,7 +196,9 @@ impl Defs {
             St::Lock(l, sp) => St::Lock(e(l)?, here(sp)),
             St::Unlock(l, sp) => St::Unlock(e(l)?, here(sp)),
             St::AtomicOp(l, op, v, a, sp) => St::AtomicOp(e(l)?, *op, e(v)?, a.clone(), here(sp)),
-            St::Srcu(l, a, v, sp) => St::Srcu(e(l)?, a.clone(), v.as_ref().map(e).transpose()?, here(sp)),
+            St::Srcu(l, a, v, sp) => {
+                St::Srcu(e(l)?, a.clone(), v.as_ref().map(e).transpose()?, here(sp))
+            }
             St::Call(name, args, span) => match self.stmts.get(name) {
                 Some((formals, body)) => {
                     let frame = self.call_frame(name, formals, args, s, *span)?;
@@ -180,7 +216,10 @@ impl Defs {
                     } else {
                         ""
                     };
-                    return Err(err(s.at.or(Some(*span)), format!("unknown macro `{name}`{hint}")));
+                    return Err(err(
+                        s.at.or(Some(*span)),
+                        format!("unknown macro `{name}`{hint}"),
+                    ));
                 }
             },
         })

@@ -135,10 +135,23 @@ pub struct Interp<'t, 'a> {
 type R<T> = Result<T, Stop>;
 
 impl<'t, 'a> Interp<'t, 'a> {
-    pub fn new(t: &'t mut Tracer<'a>, proc: u32, lkmmv1: bool, regs: BTreeMap<String, Value>) -> Self {
+    pub fn new(
+        t: &'t mut Tracer<'a>,
+        proc: u32,
+        lkmmv1: bool,
+        regs: BTreeMap<String, Value>,
+    ) -> Self {
         let regs = regs
             .into_iter()
-            .map(|(k, v)| (k, Reg { v, ..Reg::default() }))
+            .map(|(k, v)| {
+                (
+                    k,
+                    Reg {
+                        v,
+                        ..Reg::default()
+                    },
+                )
+            })
             .collect();
         Interp {
             t,
@@ -164,7 +177,11 @@ impl<'t, 'a> Interp<'t, 'a> {
     /// A failure caused by a value: impossible if the value came from a read (the
     /// enumerator offers reads values no execution may give them), an error otherwise.
     fn bad_value(&self, v: &Val, msg: impl Into<String>) -> Stop {
-        if v.all().is_empty() && v.taint.is_empty() { self.error(msg) } else { Stop::Dead }
+        if v.all().is_empty() && v.taint.is_empty() {
+            self.error(msg)
+        } else {
+            Stop::Dead
+        }
     }
 
     // ------------------------------------------------------------ instructions
@@ -343,7 +360,10 @@ impl<'t, 'a> Interp<'t, 'a> {
             }
             St::Seq(_) | St::If(..) | St::While(..) => self.stmt(st)?,
             St::Call(name, _, span) => {
-                return Err(Stop::error(Some(*span), format!("macro `{name}` was not expanded")));
+                return Err(Stop::error(
+                    Some(*span),
+                    format!("macro `{name}` was not expanded"),
+                ));
             }
         }
         Ok(())
@@ -376,7 +396,10 @@ impl<'t, 'a> Interp<'t, 'a> {
         self.check_addr(l)?;
         let tags = Self::tags(annot, if rmw { &["X", "RMW"] } else { &[] }, true);
         let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
-        let loc = TVal { v: l.v, deps: l.all() };
+        let loc = TVal {
+            v: l.v,
+            deps: l.all(),
+        };
         let (i, _) = self.t.read(loc, &tags)?;
         self.link("iico_data", &l.outs, i);
         self.cond_load(i, l);
@@ -389,11 +412,26 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     /// A memory write of `v` at `l` with its `addr`/`data` sources and the events that
     /// feed it (`iico_data`).
-    fn write(&mut self, l: &Val, v: Value, deps: (Deps, Deps), feed: &[&[usize]], annot: &Annot, rmw: bool) -> R<usize> {
+    fn write(
+        &mut self,
+        l: &Val,
+        v: Value,
+        deps: (Deps, Deps),
+        feed: &[&[usize]],
+        annot: &Annot,
+        rmw: bool,
+    ) -> R<usize> {
         self.check_addr(l)?;
         let tags = Self::tags(annot, if rmw { &["X", "RMW"] } else { &[] }, true);
         let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
-        let w = self.t.write(TVal { v: l.v, deps: deps.0 }, TVal { v, deps: deps.1 }, &tags)?;
+        let w = self.t.write(
+            TVal {
+                v: l.v,
+                deps: deps.0,
+            },
+            TVal { v, deps: deps.1 },
+            &tags,
+        )?;
         for f in feed {
             self.link("iico_data", f, w);
         }
@@ -486,8 +524,16 @@ impl<'t, 'a> Interp<'t, 'a> {
             return (a.clone(), a.clone());
         }
         let once = vec!["once".to_string()];
-        let r = if Self::is(a, "acquire") { a.clone() } else { once.clone() };
-        let w = if Self::is(a, "release") { a.clone() } else { once };
+        let r = if Self::is(a, "acquire") {
+            a.clone()
+        } else {
+            once.clone()
+        };
+        let w = if Self::is(a, "release") {
+            a.clone()
+        } else {
+            once
+        };
         (r, w)
     }
 
@@ -527,7 +573,10 @@ impl<'t, 'a> Interp<'t, 'a> {
                 let v = x.v;
                 Ok(c.join(&x, v))
             }
-            Ex::Call(name, _, span) => Err(Stop::error(Some(*span), format!("macro `{name}` was not expanded"))),
+            Ex::Call(name, _, span) => Err(Stop::error(
+                Some(*span),
+                format!("macro `{name}` was not expanded"),
+            )),
             Ex::Xchg(loc, val, a) => self.xchg(loc, val, a, port),
             Ex::CmpXchg(loc, old, new, a) => self.cmpxchg(loc, old, new, a),
             Ex::AtomicRet {
@@ -636,7 +685,14 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     /// herd's `build_atomic_op`: read, compute, write. Returns the new value (sourced
     /// from the operand and the read, as herd's output is), the old value and the write.
-    fn atomic_op(&mut self, loc: &Ex, op: RmwOp, val: &Ex, ar: &Annot, aw: &Annot) -> R<(Val, Value, usize)> {
+    fn atomic_op(
+        &mut self,
+        loc: &Ex,
+        op: RmwOp,
+        val: &Ex,
+        ar: &Annot,
+        aw: &Annot,
+    ) -> R<(Val, Value, usize)> {
         let e = self.expr(val, Port::Data)?;
         let l = self.expr(loc, Port::Addr)?;
         let r = self.read(&l, ar, true)?;
@@ -655,14 +711,21 @@ impl<'t, 'a> Interp<'t, 'a> {
     fn add_unless(&mut self, loc: &Ex, add: &Ex, unless: &Ex, a: &Annot) -> R<Val> {
         let l = self.expr(loc, Port::Addr)?;
         let u = self.expr(unless, Port::No)?;
-        let an = if self.lkmmv1 { vec!["once".to_string()] } else { a.clone() };
+        let an = if self.lkmmv1 {
+            vec!["once".to_string()]
+        } else {
+            a.clone()
+        };
         let r = self.read(&l, &an, true)?;
         let got = self.read_value(r);
         let added = got != u.v;
         if added {
             let av = self.expr(add, Port::Addr)?;
             let sum = self.rmw_op(RmwOp::Add, &Val::event(got, r, Port::No), &av)?;
-            let deps = (l.addr.union(av.addr), l.data.union(av.data).union(Deps::one(r)));
+            let deps = (
+                l.addr.union(av.addr),
+                l.data.union(av.data).union(Deps::one(r)),
+            );
             let w = self.write(&l, sum, deps, &[&l.outs, &av.outs, &[r]], &an, true)?;
             self.link("iico_ctrl", &u.outs, w);
             self.t.relate("rmw", r, w);
@@ -685,13 +748,23 @@ impl<'t, 'a> Interp<'t, 'a> {
         };
         if op == RmwOp::AndNot {
             let not = self.unop(UnOp::BitNot, v)?;
-            return self.binop(b, old, &Val { v: not, ..v.clone() });
+            return self.binop(
+                b,
+                old,
+                &Val {
+                    v: not,
+                    ..v.clone()
+                },
+            );
         }
         self.binop(b, old, v)
     }
 
     fn unop(&self, op: UnOp, a: &Val) -> R<Value> {
-        let int = |v: &Val| v.v.as_int().ok_or_else(|| self.bad_value(v, "arithmetic on an address"));
+        let int = |v: &Val| {
+            v.v.as_int()
+                .ok_or_else(|| self.bad_value(v, "arithmetic on an address"))
+        };
         Ok(match op {
             UnOp::Not => Value::Int(!a.v.is_true() as i64),
             UnOp::Neg => Value::Int(int(a)?.wrapping_neg()),

@@ -87,22 +87,40 @@ pub type LowerError = (Span, String);
 
 /// Lower a thread's body; macro calls stay as `Call`s.
 pub fn lower_body(body: &[ast::Stmt]) -> Result<St, LowerError> {
-    Ok(St::Seq(body.iter().map(lower_stmt).collect::<Result<_, _>>()?))
+    Ok(St::Seq(
+        body.iter().map(lower_stmt).collect::<Result<_, _>>()?,
+    ))
 }
 
 fn lower_stmt(s: &ast::Stmt) -> Result<St, LowerError> {
     use ast::Stmt as S;
     Ok(match s {
-        S::Decl { name, init: None, .. } => St::Decl(name.clone()),
-        S::Decl { name, init: Some(e), span, .. } => St::SetReg(name.clone(), lower_expr(e, *span)?, *span),
+        S::Decl {
+            name, init: None, ..
+        } => St::Decl(name.clone()),
+        S::Decl {
+            name,
+            init: Some(e),
+            span,
+            ..
+        } => St::SetReg(name.clone(), lower_expr(e, *span)?, *span),
         S::Expr(e, span) => lower_expr_stmt(e, *span)?,
-        S::If { cond, then, els, span } => St::If(
+        S::If {
+            cond,
+            then,
+            els,
+            span,
+        } => St::If(
             lower_expr(cond, *span)?,
             Box::new(lower_block(then)?),
             els.as_deref().map(lower_block).transpose()?.map(Box::new),
             *span,
         ),
-        S::While { cond, body, span } => St::While(lower_expr(cond, *span)?, Box::new(lower_block(body)?), *span),
+        S::While { cond, body, span } => St::While(
+            lower_expr(cond, *span)?,
+            Box::new(lower_block(body)?),
+            *span,
+        ),
         S::Block(b) => lower_block(b)?,
         S::Empty => St::Seq(Vec::new()),
         S::DoWhile { span, .. } => return Err((*span, unsupported("`do ... while`"))),
@@ -143,9 +161,17 @@ fn lower_expr_stmt(e: &ast::Expr, span: Span) -> Result<St, LowerError> {
             }
         }
         E::Unary(op @ (UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec), a) => {
-            let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) { BinOp::Add } else { BinOp::Sub };
+            let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+                BinOp::Add
+            } else {
+                BinOp::Sub
+            };
             let one = Box::new(E::Int(1));
-            let assign = E::Assign { op: Some(bop), lhs: a.clone(), rhs: one };
+            let assign = E::Assign {
+                op: Some(bop),
+                lhs: a.clone(),
+                rhs: one,
+            };
             lower_expr_stmt(&assign, span)?
         }
         // herd parses `f(...);` as a call of a statement macro.
@@ -171,14 +197,29 @@ fn lower_expr(e: &ast::Expr, span: Span) -> Result<Ex, LowerError> {
         E::Unary(UnOp::AddrOf, a) => match &**a {
             // `&*e` is `e`; herd's C has no other address-of.
             E::Unary(UnOp::Deref, inner) => lower_expr(inner, span)?,
-            _ => return Err((span, "address-of (`&`) is not supported in thread code".into())),
+            _ => {
+                return Err((
+                    span,
+                    "address-of (`&`) is not supported in thread code".into(),
+                ));
+            }
         },
         E::Unary(op @ (UnOp::Neg | UnOp::Not | UnOp::BitNot), a) => Ex::Un(*op, b(a)?),
-        E::Unary(_, _) => return Err((span, "`++`/`--` inside an expression is not supported".into())),
+        E::Unary(_, _) => {
+            return Err((
+                span,
+                "`++`/`--` inside an expression is not supported".into(),
+            ));
+        }
         E::Binary(op, l, r) => Ex::Bin(*op, b(l)?, b(r)?),
         E::Cast(_, e) => lower_expr(e, span)?,
         E::Cond(c, t, f) => Ex::Cond(b(c)?, b(t)?, b(f)?),
-        E::Assign { .. } => return Err((span, "assignment inside an expression is not supported".into())),
+        E::Assign { .. } => {
+            return Err((
+                span,
+                "assignment inside an expression is not supported".into(),
+            ));
+        }
         E::Index(..) => return Err((span, "array indexing is not supported".into())),
         E::Field { .. } => return Err((span, "struct fields are not supported".into())),
     })
