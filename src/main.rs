@@ -2,7 +2,19 @@
 
 mod cli;
 
+/// Stack for the main work: models recurse (herd's cat library builds coherence orders
+/// recursively), and a large test must not abort.
+const STACK: usize = 1 << 30;
+
 fn main() {
-    let code = cli::main(std::env::args().collect());
+    let args: Vec<String> = std::env::args().collect();
+    let worker = std::thread::Builder::new().stack_size(STACK).spawn(move || cli::main(args));
+    let code = match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal failure (please report it with the input that caused it)");
+            70
+        }
+    };
     std::process::exit(code);
 }

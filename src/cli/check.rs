@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Stack size of worker threads.
+const STACK: usize = 1 << 30;
+
 /// Which models a run uses.
 enum Choice {
     /// The test's architecture picks a shipped model.
@@ -27,9 +30,13 @@ enum Cell {
 }
 
 pub fn run(a: &CheckArgs) -> i32 {
+    // Models recurse (herd's cat library builds coherence orders recursively): give workers
+    // deep stacks rather than abort on a large test.
+    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(STACK);
     if let Some(j) = a.jobs {
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(j.max(1)).build_global();
+        pool = pool.num_threads(j.max(1));
     }
+    let _ = pool.build_global();
     let mut status = 0;
     // Models.
     let user = match models::load_files(a) {

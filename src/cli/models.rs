@@ -18,6 +18,8 @@ pub struct Loaded {
 
 struct Shipped {
     name: &'static str,
+    /// Variants always on (herd's `-variant`), as the official configuration sets them.
+    variants: &'static [&'static str],
     aliases: &'static [&'static str],
     cat: &'static str,
     bell: Option<&'static str>,
@@ -28,6 +30,7 @@ struct Shipped {
 const SHIPPED: &[Shipped] = &[
     Shipped {
         name: "lkmm",
+        variants: &["lkmmv2"],
         aliases: &["linux-kernel", "linux", "lk", "kernel"],
         cat: "lkmm.cat",
         bell: Some("lkmm.bell"),
@@ -36,6 +39,7 @@ const SHIPPED: &[Shipped] = &[
     },
     Shipped {
         name: "x86tso",
+        variants: &[],
         aliases: &["tso", "x86", "x86-tso", "x86_64"],
         cat: "x86tso.cat",
         bell: None,
@@ -44,6 +48,7 @@ const SHIPPED: &[Shipped] = &[
     },
     Shipped {
         name: "armv8",
+        variants: &[],
         aliases: &["aarch64", "arm64", "arm", "armv8-a"],
         cat: "armv8.cat",
         bell: None,
@@ -52,6 +57,7 @@ const SHIPPED: &[Shipped] = &[
     },
     Shipped {
         name: "power",
+        variants: &[],
         aliases: &["ppc", "powerpc", "power7"],
         cat: "power.cat",
         bell: None,
@@ -91,7 +97,12 @@ pub fn load_shipped(name: &str, a: &CheckArgs) -> Result<Loaded, String> {
     let opts = ModelOptions {
         cat: s.cat.to_string(),
         bell: s.bell.map(str::to_string),
-        variants: a.variant.clone(),
+        variants: s
+            .variants
+            .iter()
+            .map(|v| v.to_string())
+            .chain(a.variant.iter().flat_map(|v| v.split(',').map(str::to_string)))
+            .collect(),
         include_dirs: a.include.clone(),
     };
     let model = Model::load(&opts).map_err(|e| e.to_string())?;

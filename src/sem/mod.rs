@@ -204,7 +204,8 @@ impl Stop {
 pub struct ThreadExec {
     pub events: Vec<EventData>,
     /// Extra relations between this thread's events, by herd name: `addr`, `data`,
-    /// `ctrl`, `rmw`, `iico_data`, `iico_ctrl`, ...
+    /// `ctrl`, `rmw`, `iico_data`, `iico_ctrl`, ... A `po` entry adds a pair to the
+    /// instruction-order `po` (C: herd orders an instruction's events linked by `iico`).
     pub rels: Vec<(&'static str, u32, u32)>,
     /// Final values of registers / C locals.
     pub regs: BTreeMap<String, Value>,

@@ -13,11 +13,10 @@
 //!   chains through registers);
 //! - `ctrl` reaches only the events inside the branches of an `if`/`while`, not the code
 //!   after it;
-//! - herd's C `po` also orders events of one instruction that are linked by `iico`
-//!   (e.g. the read and write of an `xchg`, or `LKR` and `LKW` of a lock). Events of one
-//!   instruction get consecutive instruction numbers by their `iico` depth, so that `po`
-//!   (which compares instruction numbers) contains those links; `iico_data` and
-//!   `iico_ctrl` are also recorded.
+//! - events of one instruction share its instance number (herd's `same-instance`, from
+//!   which stdlib.cat derives `rmw`), and herd's C `po` also contains the `iico` links
+//!   between them (e.g. the read and write of an `xchg`, `LKR` and `LKW` of a lock):
+//!   each link is recorded as `iico_data`/`iico_ctrl` and as an extra `po` pair.
 
 use super::ir::{Annot, Ex, RmwOp, St};
 use crate::litmus::ast::{BinOp, Span, UnOp};
@@ -127,9 +126,8 @@ pub struct Interp<'t, 'a> {
     /// Taint given to registers written inside the current branches.
     taint: Deps,
     cond: Option<CondAcc>,
-    /// First event of the current instruction and its `iico` links.
+    /// First event of the current instruction.
     inst_start: usize,
-    iico: Vec<(&'static str, usize, usize)>,
 }
 
 type R<T> = Result<T, Stop>;
@@ -162,7 +160,6 @@ impl<'t, 'a> Interp<'t, 'a> {
             taint: Deps::NONE,
             cond: None,
             inst_start: 0,
-            iico: Vec::new(),
         }
     }
 
@@ -189,37 +186,14 @@ impl<'t, 'a> Interp<'t, 'a> {
     fn begin_instr(&mut self) {
         self.t.next_instr();
         self.inst_start = self.t.events().len();
-        self.iico.clear();
     }
 
-    /// Close an instruction: number its events by `iico` depth (see module doc).
-    fn end_instr(&mut self) {
-        let start = self.inst_start;
-        let n = self.t.events().len() - start;
-        if n == 0 {
-            return;
-        }
-        let mut depth = vec![0u32; n];
-        let mut links = std::mem::take(&mut self.iico);
-        links.sort_by_key(|&(_, a, b)| (b, a));
-        for &(name, a, b) in &links {
-            if a >= start && b > a {
-                depth[b - start] = depth[b - start].max(depth[a - start] + 1);
-            }
-            self.t.relate(name, a, b);
-        }
-        let base = self.t.events()[start].instr;
-        for (e, d) in self.t.events_mut()[start..].iter_mut().zip(&depth) {
-            e.instr = base + d;
-        }
-        for _ in 0..depth.iter().copied().max().unwrap_or(0) {
-            self.t.next_instr();
-        }
-    }
-
+    /// herd's `iico` from each of `from` to `to`, events of the current instruction. For
+    /// C, herd's `po` includes these links (see module doc).
     fn link(&mut self, name: &'static str, from: &[usize], to: usize) {
         for &a in from {
-            self.iico.push((name, a, to));
+            self.t.relate(name, a, to);
+            self.t.relate("po", a, to);
         }
     }
 
@@ -269,9 +243,7 @@ impl<'t, 'a> Interp<'t, 'a> {
             }
             _ => {
                 self.begin_instr();
-                let r = self.simple(st);
-                self.end_instr();
-                r
+                self.simple(st)
             }
         }
     }
@@ -295,7 +267,6 @@ impl<'t, 'a> Interp<'t, 'a> {
         self.cond = Some(CondAcc::default());
         let r = self.expr(c, Port::No);
         let acc = self.cond.take().unwrap_or_default();
-        self.end_instr();
         let v = r?;
         Ok((v.v.is_true(), acc.loads.union(acc.feed), acc.feed))
     }
