@@ -8,7 +8,9 @@ const STACK: usize = 1 << 30;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let worker = std::thread::Builder::new().stack_size(STACK).spawn(move || cli::main(args));
+    let worker = std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(move || cli::main(args));
     let code = match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         _ => {

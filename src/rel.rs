@@ -354,7 +354,13 @@ impl Rel {
         self.lin_rec(&elems, &mut used, &mut order, &mut out);
         out
     }
-    fn lin_rec(&self, elems: &[usize], used: &mut [bool], order: &mut Vec<usize>, out: &mut Vec<Rel>) {
+    fn lin_rec(
+        &self,
+        elems: &[usize],
+        used: &mut [bool],
+        order: &mut Vec<usize>,
+        out: &mut Vec<Rel>,
+    ) {
         if order.len() == elems.len() {
             let mut r = Rel::empty(self.n);
             for (i, &a) in order.iter().enumerate() {
@@ -371,7 +377,8 @@ impl Rel {
             }
             let e = elems[k];
             // e may come next only if no unused element must precede it.
-            let blocked = (0..elems.len()).any(|j| !used[j] && j != k && self.contains(elems[j], e));
+            let blocked =
+                (0..elems.len()).any(|j| !used[j] && j != k && self.contains(elems[j], e));
             if blocked {
                 continue;
             }

@@ -19,7 +19,10 @@ const GOOD: &str = "X86 SB\n{ x=0; y=0; }\n P0          | P1          ;\n MOV [x
 
 #[test]
 fn parse_error_is_located_and_batch_goes_on() {
-    let bad = scratch("bad.litmus", b"X86 SB\n{ x=0; }\n P0 ;\n FROB [x],$1 ;\nexists (0:EAX=0)\n");
+    let bad = scratch(
+        "bad.litmus",
+        b"X86 SB\n{ x=0; }\n P0 ;\n FROB [x],$1 ;\nexists (0:EAX=0)\n",
+    );
     let good = scratch("good.litmus", GOOD.as_bytes());
     let out = bin().arg("parse").arg(&bad).arg(&good).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -32,7 +35,10 @@ fn parse_error_is_located_and_batch_goes_on() {
 #[test]
 fn garbage_and_empty_files_do_not_crash() {
     for (name, text) in [
-        ("garbage.litmus", &[0xffu8, 0xfe, 0x00, 0x13, 0x37, b'{', b'('][..]),
+        (
+            "garbage.litmus",
+            &[0xffu8, 0xfe, 0x00, 0x13, 0x37, b'{', b'('][..],
+        ),
         ("empty.litmus", &b""[..]),
         ("truncated.litmus", &GOOD.as_bytes()[..40]),
     ] {
@@ -40,7 +46,10 @@ fn garbage_and_empty_files_do_not_crash() {
         for cmd in ["parse", "check"] {
             let out = bin().arg(cmd).arg(&p).output().unwrap();
             assert_eq!(out.status.code(), Some(2), "{cmd} {name}");
-            assert!(String::from_utf8_lossy(&out.stderr).contains(name), "{cmd} {name}: error does not name the file");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(name),
+                "{cmd} {name}: error does not name the file"
+            );
         }
     }
 }
@@ -48,14 +57,21 @@ fn garbage_and_empty_files_do_not_crash() {
 #[test]
 fn unknown_model_is_an_error() {
     let good = scratch("sb.litmus", GOOD.as_bytes());
-    let out = bin().args(["check", "--model", "nosuch"]).arg(&good).output().unwrap();
+    let out = bin()
+        .args(["check", "--model", "nosuch"])
+        .arg(&good)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model"));
 }
 
 #[test]
 fn missing_file_is_an_error() {
-    let out = bin().args(["check", "/nonexistent/x.litmus"]).output().unwrap();
+    let out = bin()
+        .args(["check", "/nonexistent/x.litmus"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.litmus"));
 }

@@ -5,6 +5,7 @@
 
 use super::ast::*;
 use super::builtins::Builtin;
+use super::native::Native;
 use super::value::*;
 use super::{CatError, Model, Primitives};
 use crate::rel::{Rel, Set};
@@ -645,21 +646,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
     pub fn apply(&self, pos: Pos, f: &Value<'m>, arg: Value<'m>) -> R<Value<'m>> {
         match f {
             Value::Clo(c) => {
-                let mut env = c.env.clone();
-                if let Some((g, _)) = &c.rec {
-                    for (j, (name, def)) in g.funs.iter().enumerate() {
-                        let clo = Value::Clo(Rc::new(Closure {
-                            def,
-                            env: g.env.clone(),
-                            rec: Some((g.clone(), j)),
-                            id: self.fresh_id(),
-                        }));
-                        env = env.bind(*name, clo);
-                    }
+                if self.m.native(c.def) == Some(Native::Cross)
+                    && let Some(fs) = self.cross_factors(&arg)
+                {
+                    return Ok(self.cross_value(fs));
                 }
-                let env = self
-                    .bind_pat(&env, pos, &c.def.pat, arg)
-                    .map_err(|_| self.err(pos, "argument mismatch"))?;
+                let env = self.call_env(pos, c, arg)?;
                 self.eval(&env, &c.def.body)
             }
             Value::Prim(b) => self
@@ -670,6 +662,24 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 format!("closure or primitive expected, {} found", v.type_name()),
             )),
         }
+    }
+
+    /// The environment a closure's body runs in, for argument `arg`.
+    pub fn call_env(&self, pos: Pos, c: &Closure<'m>, arg: Value<'m>) -> R<Env<'m>> {
+        let mut env = c.env.clone();
+        if let Some((g, _)) = &c.rec {
+            for (j, (name, def)) in g.funs.iter().enumerate() {
+                let clo = Value::Clo(Rc::new(Closure {
+                    def,
+                    env: g.env.clone(),
+                    rec: Some((g.clone(), j)),
+                    id: self.fresh_id(),
+                }));
+                env = env.bind(*name, clo);
+            }
+        }
+        self.bind_pat(&env, pos, &c.def.pat, arg)
+            .map_err(|_| self.err(pos, "argument mismatch"))
     }
 
     /// `let` bindings: right-hand sides see `outer`, results extend `base`.

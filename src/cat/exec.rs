@@ -5,6 +5,7 @@
 
 use super::ast::*;
 use super::eval::{Ctx, R};
+use super::native::{Choices, for_each_union};
 use super::value::*;
 use super::{CheckKind, Failure, Verdict};
 use std::rc::Rc;
@@ -218,7 +219,22 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Next(k.push(f)));
             }
             Ins::WithFrom(_, x, e) => {
-                let elems = match cx.eval(&st.env, e)? {
+                let v = match cx.choices(&st.env, e)? {
+                    Choices::Val(v) => v,
+                    Choices::Product(fs) => {
+                        let mut res = Ok(true);
+                        for_each_union(cx.n, &fs, |r| {
+                            let st2 = State {
+                                env: st.env.bind(*x, Value::rel(r)),
+                                flags: st.flags.clone(),
+                            };
+                            res = self.run(st2, k.clone());
+                            matches!(res, Ok(true))
+                        });
+                        return res.map(Step::Done);
+                    }
+                };
+                let elems = match v {
                     // No choice at all: this candidate has no valid branch.
                     Value::Empty => return Ok(Step::Done(true)),
                     Value::ValSet(s) => s,

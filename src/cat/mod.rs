@@ -11,6 +11,7 @@ mod eval;
 mod exec;
 mod lex;
 pub mod library;
+mod native;
 mod parse;
 #[cfg(test)]
 mod tests;
@@ -121,6 +122,8 @@ pub struct Model {
     /// Names like `Rcu-lock` standing for the events bearing bell annotation `rcu-lock`.
     bell_sets: HashMap<Sym, String>,
     variants: Vec<String>,
+    /// Library functions run natively, by the position of their `fun`.
+    natives: Vec<(ast::Pos, native::Native)>,
 }
 
 struct LoadedFile {
@@ -173,6 +176,7 @@ impl Model {
                 .iter()
                 .map(|v| v.to_ascii_lowercase())
                 .collect(),
+            natives: Vec::new(),
         };
         let dirs = &opts.include_dirs;
         let main_dir = main.dir();
@@ -287,6 +291,21 @@ impl Model {
         }
         self.enums = enums;
         self.bound = bound;
+        let names = &self.names;
+        let name = |p: &Pat| match p {
+            Pat::Var(Some(x)) => Some(names.name(*x).to_string()),
+            _ => None,
+        };
+        self.natives = self
+            .files
+            .iter()
+            .flat_map(|f| native::find(&f.path, &f.prog.body, name))
+            .collect();
+    }
+
+    /// Whether `f` is a library function with a native implementation.
+    fn native(&self, f: &ast::FunDef) -> Option<native::Native> {
+        self.natives.iter().find(|(p, _)| *p == f.pos).map(|&(_, n)| n)
     }
 
     fn file_name(&self, i: u32) -> &str {

@@ -70,8 +70,10 @@ pub fn run(a: &CheckArgs) -> i32 {
 
     // Tests.
     let files = litmus_files(&a.paths);
-    let parsed: Vec<(PathBuf, Result<Test, String>)> =
-        files.par_iter().map(|f| (f.clone(), diag::load_test(f))).collect();
+    let parsed: Vec<(PathBuf, Result<Test, String>)> = files
+        .par_iter()
+        .map(|f| (f.clone(), diag::load_test(f)))
+        .collect();
     let mut tests = Vec::new();
     for (f, r) in parsed {
         match r {
@@ -87,7 +89,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     let needed: Vec<&'static str> = match &choice {
         Choice::Named(n) => n.clone(),
         Choice::ByArch => {
-            let mut v: Vec<&'static str> = tests.iter().map(|(_, t)| models::default_for(t.arch)).collect();
+            let mut v: Vec<&'static str> = tests
+                .iter()
+                .map(|(_, t)| models::default_for(t.arch))
+                .collect();
             v.sort();
             v.dedup();
             v
@@ -126,7 +131,10 @@ pub fn run(a: &CheckArgs) -> i32 {
                 Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
                 Choice::Files => vec![user.as_ref().expect("files model")],
             };
-            models.into_iter().map(|m| judge_one(t, m, &opts, timeout)).collect()
+            models
+                .into_iter()
+                .map(|m| judge_one(t, m, &opts, timeout))
+                .collect()
         })
         .collect();
 

@@ -19,7 +19,13 @@ pub fn render(file: &str, src: &str, line: u32, col: u32, msg: &str) -> String {
 /// Read and parse a litmus file; the error is ready to print.
 pub fn load_test(path: &Path) -> Result<Test, String> {
     lit::parse_file(path).map_err(|e| match &e {
-        lit::LoadError::Parse { path, src, err } => render(&path.display().to_string(), src, err.line, err.col, &err.msg),
+        lit::LoadError::Parse { path, src, err } => render(
+            &path.display().to_string(),
+            src,
+            err.line,
+            err.col,
+            &err.msg,
+        ),
         lit::LoadError::Io { .. } => format!("error: {e}"),
     })
 }

@@ -9,7 +9,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(name = "litmus", version, about = "Can this outcome happen? Judge litmus tests under memory models, as herd7 does.")]
+#[command(
+    name = "litmus",
+    version,
+    about = "Can this outcome happen? Judge litmus tests under memory models, as herd7 does."
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -18,7 +22,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Judge tests under one or more models and report which final states each allows.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -78,7 +82,9 @@ pub struct CheckArgs {
 fn herd_style(args: Vec<String>) -> Vec<String> {
     args.into_iter()
         .map(|a| match a.as_str() {
-            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck" => format!("-{a}"),
+            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck" => {
+                format!("-{a}")
+            }
             "-model" | "-cat" => "--cat".into(),
             _ => a,
         })
@@ -116,7 +122,9 @@ pub fn litmus_files(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {

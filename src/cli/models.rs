@@ -82,7 +82,11 @@ pub fn all_names() -> Vec<&'static str> {
 
 /// The shipped model herd7 would pick for a test's architecture.
 pub fn default_for(arch: Arch) -> &'static str {
-    SHIPPED.iter().find(|s| s.arches.contains(&arch)).map(|s| s.name).unwrap_or("lkmm")
+    SHIPPED
+        .iter()
+        .find(|s| s.arches.contains(&arch))
+        .map(|s| s.name)
+        .unwrap_or("lkmm")
 }
 
 fn lkmm_macros() -> Result<Macros, String> {
@@ -101,7 +105,11 @@ pub fn load_shipped(name: &str, a: &CheckArgs) -> Result<Loaded, String> {
             .variants
             .iter()
             .map(|v| v.to_string())
-            .chain(a.variant.iter().flat_map(|v| v.split(',').map(str::to_string)))
+            .chain(
+                a.variant
+                    .iter()
+                    .flat_map(|v| v.split(',').map(str::to_string)),
+            )
             .collect(),
         include_dirs: a.include.clone(),
     };
@@ -139,7 +147,11 @@ pub fn load_files(a: &CheckArgs) -> Result<Option<Loaded>, String> {
     if opts.cat.is_empty() {
         return Ok(None);
     }
-    opts.variants.extend(a.variant.iter().flat_map(|v| v.split(',').map(str::to_string)));
+    opts.variants.extend(
+        a.variant
+            .iter()
+            .flat_map(|v| v.split(',').map(str::to_string)),
+    );
     opts.include_dirs.extend(a.include.iter().cloned());
     let model = Model::load(&opts).map_err(|e| e.to_string())?;
     let macros = match macros_path {
@@ -163,6 +175,7 @@ fn read_macros(p: &Path, dirs: &[std::path::PathBuf]) -> Result<Macros, String> 
         .chain(dirs.iter().map(|d| d.join(p)))
         .find(|c| c.is_file())
         .ok_or_else(|| format!("error: macro file {} not found", p.display()))?;
-    let text = std::fs::read_to_string(&found).map_err(|e| format!("error: {}: {e}", found.display()))?;
+    let text =
+        std::fs::read_to_string(&found).map_err(|e| format!("error: {}: {e}", found.display()))?;
     Macros::parse(&text).map_err(|e| format!("error: {}: {e}", found.display()))
 }

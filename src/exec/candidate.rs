@@ -53,7 +53,11 @@ pub fn for_each(p: &Program, tr: &ThreadRuns, f: &mut dyn FnMut(&Candidate) -> b
         return 0;
     }
     let observed = p.observed_globals();
-    let needs: Vec<Vec<Needs>> = tr.runs.iter().map(|rs| rs.iter().map(needs).collect()).collect();
+    let needs: Vec<Vec<Needs>> = tr
+        .runs
+        .iter()
+        .map(|rs| rs.iter().map(needs).collect())
+        .collect();
     // What the threads from t on may write, whichever runs they take.
     let mut later: Vec<HashSet<Access>> = vec![HashSet::new(); nthreads + 1];
     for t in (0..nthreads).rev() {
@@ -100,16 +104,29 @@ impl Search<'_> {
         self.init.contains(a)
             || self.later[t + 1].contains(a)
             || self.needs[t][k].writes.contains(a)
-            || self.pick.iter().enumerate().any(|(u, &j)| self.needs[u][j].writes.contains(a))
+            || self
+                .pick
+                .iter()
+                .enumerate()
+                .any(|(u, &j)| self.needs[u][j].writes.contains(a))
     }
 
     fn dfs(&mut self, t: usize, f: &mut dyn FnMut(&Candidate) -> bool) -> bool {
         if t == self.tr.runs.len() {
-            let runs: Vec<&ThreadExec> = self.pick.iter().enumerate().map(|(u, &k)| &self.tr.runs[u][k]).collect();
+            let runs: Vec<&ThreadExec> = self
+                .pick
+                .iter()
+                .enumerate()
+                .map(|(u, &k)| &self.tr.runs[u][k])
+                .collect();
             return combo(self.p, &runs, self.observed, f, &mut self.visited);
         }
         for k in 0..self.tr.runs[t].len() {
-            if !self.needs[t][k].reads.iter().all(|a| self.available(a, t, k)) {
+            if !self.needs[t][k]
+                .reads
+                .iter()
+                .all(|a| self.available(a, t, k))
+            {
                 continue;
             }
             self.pick.push(k);
@@ -185,7 +202,11 @@ fn combo(
         let loc = Some(Value::Addr(l));
         let mut last: Vec<usize> = Vec::new();
         for (t, r) in runs.iter().enumerate() {
-            if let Some(k) = r.events.iter().rposition(|e| e.kind == Kind::Write && e.loc == loc) {
+            if let Some(k) = r
+                .events
+                .iter()
+                .rposition(|e| e.kind == Kind::Write && e.loc == loc)
+            {
                 last.push(offsets[t] + k);
             }
         }
@@ -244,12 +265,12 @@ fn combo(
 
 /// Odometer step; false when it wrapped around.
 fn advance(pick: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
-    for k in 0..pick.len() {
-        pick[k] += 1;
-        if pick[k] < len(k) {
+    for (k, p) in pick.iter_mut().enumerate() {
+        *p += 1;
+        if *p < len(k) {
             return true;
         }
-        pick[k] = 0;
+        *p = 0;
     }
     false
 }
@@ -257,7 +278,13 @@ fn advance(pick: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
 type Base = (HashMap<String, Set>, HashMap<String, Rel>);
 
 /// The sets and relations that do not depend on rf or the final writes.
-fn base_primitives(p: &Program, events: &[EventInfo], instr: &[u32], runs: &[&ThreadExec], offsets: &[usize]) -> Base {
+fn base_primitives(
+    p: &Program,
+    events: &[EventInfo],
+    instr: &[u32],
+    runs: &[&ThreadExec],
+    offsets: &[usize],
+) -> Base {
     let n = events.len();
     let nloc = p.symbols.len();
     let mut sets: HashMap<String, Set> = HashMap::new();
@@ -277,7 +304,9 @@ fn base_primitives(p: &Program, events: &[EventInfo], instr: &[u32], runs: &[&Th
     sets.insert("_".into(), Set::full(n));
     for (i, e) in events.iter().enumerate() {
         for t in &e.tags {
-            sets.entry(t.clone()).or_insert_with(|| Set::empty(n)).insert(i);
+            sets.entry(t.clone())
+                .or_insert_with(|| Set::empty(n))
+                .insert(i);
         }
     }
 

@@ -58,7 +58,11 @@ impl<'t> Program<'t> {
                         .threads
                         .iter()
                         .position(|t| t.proc() == *proc)
-                        .ok_or_else(|| EngineError::new(format!("init names thread {proc}, which the test does not have")))?;
+                        .ok_or_else(|| {
+                            EngineError::new(format!(
+                                "init names thread {proc}, which the test does not have"
+                            ))
+                        })?;
                     thread_regs[idx].insert(reg.clone(), v);
                 }
             }

@@ -17,7 +17,10 @@ pub struct Domains {
 
 impl Domain for Domains {
     fn values(&self, loc: LocId) -> &[Value] {
-        self.vals.get(loc.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+        self.vals
+            .get(loc.0 as usize)
+            .map(|v| v.as_slice())
+            .unwrap_or(&[])
     }
 }
 
@@ -90,7 +93,12 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
 }
 
 /// Explore every choice sequence of one thread, depth first.
-fn runs_of(p: &Program, idx: usize, dom: &Domains, unroll: u32) -> Result<(Vec<ThreadExec>, bool), EngineError> {
+fn runs_of(
+    p: &Program,
+    idx: usize,
+    dom: &Domains,
+    unroll: u32,
+) -> Result<(Vec<ThreadExec>, bool), EngineError> {
     let mut out = Vec::new();
     let mut cut = false;
     let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
@@ -100,7 +108,10 @@ fn runs_of(p: &Program, idx: usize, dom: &Domains, unroll: u32) -> Result<(Vec<T
             Ok(regs) => {
                 out.push(t.finish(regs));
                 if out.len() > MAX_RUNS {
-                    return Err(EngineError::new(format!("thread P{} has too many runs", p.test.threads[idx].proc())));
+                    return Err(EngineError::new(format!(
+                        "thread P{} has too many runs",
+                        p.test.threads[idx].proc()
+                    )));
                 }
             }
             Err(Stop::Choose(n)) => {
@@ -113,8 +124,15 @@ fn runs_of(p: &Program, idx: usize, dom: &Domains, unroll: u32) -> Result<(Vec<T
             Err(Stop::Cut) => cut = true,
             Err(Stop::Dead) => {}
             Err(Stop::Error(e)) => {
-                let at = e.span.map(|s| format!("{}:{}: ", s.line, s.col)).unwrap_or_default();
-                return Err(EngineError::new(format!("{at}P{}: {}", p.test.threads[idx].proc(), e.msg)));
+                let at = e
+                    .span
+                    .map(|s| format!("{}:{}: ", s.line, s.col))
+                    .unwrap_or_default();
+                return Err(EngineError::new(format!(
+                    "{at}P{}: {}",
+                    p.test.threads[idx].proc(),
+                    e.msg
+                )));
             }
         }
     }

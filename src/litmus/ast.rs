@@ -82,7 +82,10 @@ pub enum LocRef {
 pub enum ValueLit {
     Int(i64),
     /// The address of a global: `x` or `&x` (the `&` form prints as `&x`).
-    Addr { name: String, amp: bool },
+    Addr {
+        name: String,
+        amp: bool,
+    },
 }
 
 /// One `{ ... }` item: `int x = 1;`, `0:r2=x;`, `uint64_t x;`, `int *p = &x;`.

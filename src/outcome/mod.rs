@@ -91,7 +91,12 @@ impl Judgement {
 }
 
 /// Judge one test under one model.
-pub fn judge(test: &Test, model: &Model, macros: Option<&Macros>, opts: &Options) -> Result<Judgement, EngineError> {
+pub fn judge(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+) -> Result<Judgement, EngineError> {
     let start = Instant::now();
     let prog = Program::new(test, macros)?;
     let runs = threads::enumerate(&prog, opts.unroll)?;
@@ -136,7 +141,8 @@ pub fn judge(test: &Test, model: &Model, macros: Option<&Macros>, opts: &Options
                     } else {
                         j.unsat += 1;
                     }
-                    j.states.insert(shown.iter().map(|l| (l.clone(), look(l))).collect());
+                    j.states
+                        .insert(shown.iter().map(|l| (l.clone(), look(l))).collect());
                     if opts.speedcheck && settles(test.condition.quant, sat) {
                         keep = false;
                     }
@@ -165,7 +171,10 @@ pub fn judge(test: &Test, model: &Model, macros: Option<&Macros>, opts: &Options
         return Err(EngineError::new(e.to_string()));
     }
     if timed_out {
-        return Err(EngineError::new(format!("timed out after {:.1}s", start.elapsed().as_secs_f64())));
+        return Err(EngineError::new(format!(
+            "timed out after {:.1}s",
+            start.elapsed().as_secs_f64()
+        )));
     }
     j.candidates = visited;
     j.elapsed = start.elapsed();
@@ -210,7 +219,10 @@ fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
 /// A short description of event `e` for explanations: `P1:R x=0`.
 fn describe(c: &Candidate, e: usize) -> String {
     let ev = &c.prims.events[e];
-    let who = ev.proc.map(|p| format!("P{p}")).unwrap_or_else(|| "init".into());
+    let who = ev
+        .proc
+        .map(|p| format!("P{p}"))
+        .unwrap_or_else(|| "init".into());
     let what = match ev.kind {
         crate::sem::Kind::Read => "R",
         crate::sem::Kind::Write => "W",
@@ -219,13 +231,18 @@ fn describe(c: &Candidate, e: usize) -> String {
         crate::sem::Kind::Special => "M",
     };
     let loc = ev.loc.map(|v| c.prims.symbols.show(v)).unwrap_or_default();
-    let val = ev.val.map(|v| format!("={}", c.prims.symbols.show(v))).unwrap_or_default();
+    let val = ev
+        .val
+        .map(|v| format!("={}", c.prims.symbols.show(v)))
+        .unwrap_or_default();
     let tags = if ev.tags.is_empty() {
         String::new()
     } else {
         format!("[{}]", ev.tags.join(","))
     };
-    format!("{who}:{what}{tags} {loc}{val}").trim_end().to_string()
+    format!("{who}:{what}{tags} {loc}{val}")
+        .trim_end()
+        .to_string()
 }
 
 /// The locations shown in each final state: `locations [...]` and the condition's, with

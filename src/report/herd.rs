@@ -26,7 +26,12 @@ pub fn block(test: &Test, j: &Judgement) -> String {
     for s in &j.states {
         let _ = writeln!(o, "{}", show_state(j, s));
     }
-    let _ = writeln!(o, "{}{}", if j.cut { "Loop " } else { "" }, if j.ok() { "Ok" } else { "No" });
+    let _ = writeln!(
+        o,
+        "{}{}",
+        if j.cut { "Loop " } else { "" },
+        if j.ok() { "Ok" } else { "No" }
+    );
     let _ = writeln!(o, "Witnesses");
     let (pos, neg) = j.witnesses();
     let _ = writeln!(o, "Positive: {pos} Negative: {neg}");
@@ -34,7 +39,14 @@ pub fn block(test: &Test, j: &Judgement) -> String {
         let _ = writeln!(o, "Flag {f}");
     }
     let _ = writeln!(o, "Condition {}", cond::show_condition(&test.condition));
-    let _ = writeln!(o, "Observation {} {} {} {}", j.name, j.observation(), j.sat, j.unsat);
+    let _ = writeln!(
+        o,
+        "Observation {} {} {} {}",
+        j.name,
+        j.observation(),
+        j.sat,
+        j.unsat
+    );
     let _ = writeln!(o, "Time {} {:.2}", j.name, j.elapsed.as_secs_f64());
     for (k, v) in &test.info {
         if k == "Hash" {

@@ -12,7 +12,11 @@ use crate::outcome::Judgement;
 pub fn explain(_t: &Test, j: &Judgement) -> String {
     match (&j.forbidden_by, j.sat) {
         (Some(e), 0) if e.cycle.is_empty() => format!("Forbidden by {}\n", e.check),
-        (Some(e), 0) => format!("Forbidden by {}: cycle {} -> (back)\n", e.check, e.cycle.join(" -> ")),
+        (Some(e), 0) => format!(
+            "Forbidden by {}: cycle {} -> (back)\n",
+            e.check,
+            e.cycle.join(" -> ")
+        ),
         (None, 0) => "No candidate satisfies the condition's proposition.\n".into(),
         _ => String::new(),
     }

@@ -14,16 +14,28 @@ fn cell(j: Option<&Judgement>) -> String {
 }
 
 pub fn render(columns: &[String], rows: &[(String, Vec<Option<&Judgement>>)]) -> String {
-    let mut grid: Vec<Vec<String>> = vec![std::iter::once("test".to_string()).chain(columns.iter().cloned()).collect()];
+    let mut grid: Vec<Vec<String>> = vec![
+        std::iter::once("test".to_string())
+            .chain(columns.iter().cloned())
+            .collect(),
+    ];
     for (name, cells) in rows {
-        grid.push(std::iter::once(name.clone()).chain(cells.iter().map(|c| cell(*c))).collect());
+        grid.push(
+            std::iter::once(name.clone())
+                .chain(cells.iter().map(|c| cell(*c)))
+                .collect(),
+        );
     }
     let widths: Vec<usize> = (0..grid[0].len())
         .map(|k| grid.iter().map(|r| r[k].len()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     for (i, r) in grid.iter().enumerate() {
-        let line: Vec<String> = r.iter().zip(&widths).map(|(c, w)| format!("{c:w$}")).collect();
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:w$}"))
+            .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
         if i == 0 {

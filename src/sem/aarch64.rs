@@ -7,27 +7,107 @@
 //! `rmw` pairs an exclusive load with the next exclusive store (herd's `lxsx`) and the
 //! read and write of one AMO.
 //!
-//! aarch64.cat computes `addr`/`data`/`ctrl` itself (`catdep`) through register
-//! dataflow, intra-instruction dataflow and po-earlier same-location stores. We follow
-//! that here in the values' dependencies: a loaded value also depends on what its
-//! address depended on, and on what the po-latest store to that location depended on.
+//! aarch64.cat computes its dependencies itself (`catdep`, aarch64deps.cat) from
+//! register events and the instructions' internal dataflow (`iico_data`) and
+//! selection (`iico_ctrl`). We have no register events, so each value carries two
+//! sets of reads instead:
+//! - `deps`, herd's `dtrm`: reads reaching the value through register dataflow,
+//!   intra-instruction dataflow (a loaded value also depends on its address) and
+//!   memory (`lmrs`: on what the po-latest store to that location depended on);
+//! - `pick`, herd's `pick-dtrm`: the same, plus selection — the condition of a CSEL,
+//!   the comparison of a CAS, which control which value flows but not the value.
+//!
+//! From them come `addr`, `data`, `ctrl` (through the tracer) and the relations
+//! `pick-addr-dep`, `pick-data-dep`, `pick-ctrl-dep` and `pick-dep` of
+//! aarch64deps.cat. herd relates events of distinct instructions only (`& po`,
+//! `~same-instance`), so sources in the current instruction are left out.
 
 use super::asm_common::{Flow, arith, compare, exec, unsupported};
 use super::{Deps, Stop, TVal, ThreadInit, Tracer, Value};
 use crate::litmus::ast::{AsmThread, Instr, Mem, MemBase, Operand, Span};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A register value with the reads it depends on, by dataflow (`deps`) and by dataflow
+/// or selection (`pick`, a superset).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RVal {
+    v: Value,
+    deps: Deps,
+    pick: Deps,
+}
+
+impl Default for RVal {
+    fn default() -> RVal {
+        RVal::konst(Value::ZERO)
+    }
+}
+
+impl RVal {
+    fn konst(v: Value) -> RVal {
+        RVal {
+            v,
+            deps: Deps::NONE,
+            pick: Deps::NONE,
+        }
+    }
+    fn int(i: i64) -> RVal {
+        RVal::konst(Value::Int(i))
+    }
+    /// A value computed from `self` and `o`.
+    fn with(self, v: Value, o: RVal) -> RVal {
+        RVal {
+            v,
+            deps: self.deps.union(o.deps),
+            pick: self.pick.union(o.pick),
+        }
+    }
+    /// The same dependencies, another value.
+    fn map(self, v: Value) -> RVal {
+        RVal { v, ..self }
+    }
+    /// Selected under a condition depending on `p`.
+    fn picked(self, p: Deps) -> RVal {
+        RVal {
+            pick: self.pick.union(p),
+            ..self
+        }
+    }
+    /// Only the selection part (the value does not flow).
+    fn pick_only(self) -> RVal {
+        RVal {
+            v: Value::ZERO,
+            deps: Deps::NONE,
+            pick: self.pick,
+        }
+    }
+}
+
+/// Dependencies of what a store put in memory: herd's sources of `lmrs`.
+#[derive(Clone, Copy, Default)]
+struct Taint {
+    deps: Deps,
+    pick: Deps,
+}
 
 struct State<'a> {
     /// `X0`..`X30`, full 64-bit values.
-    regs: BTreeMap<u8, TVal>,
-    flags: Option<(Ordering, Deps)>,
+    regs: BTreeMap<u8, RVal>,
+    /// Registers holding an address plus a non-zero offset (post-indexing), which values
+    /// cannot express: reading them is an error.
+    opaque: BTreeSet<u8>,
+    /// Condition flags (NZCV): the comparison and its dependencies.
+    flags: Option<(Ordering, RVal)>,
     /// Exclusive monitor: the address reserved by the last LDXR.
     res: Option<Value>,
     /// The last exclusive event: index, is-read.
     last_ex: Option<(usize, bool)>,
-    /// Per location, what the po-latest store depended on (address and data).
-    stored: HashMap<Value, Deps>,
+    /// Per location, what the po-latest store depended on.
+    stored: HashMap<Value, Taint>,
+    /// Reads that earlier conditional branches depended on, by selection too.
+    pick_ctrl: Deps,
+    /// Index of the current instruction's first event.
+    first: usize,
     init: &'a ThreadInit<'a>,
 }
 
@@ -40,21 +120,26 @@ pub fn run(
 ) -> Result<BTreeMap<String, Value>, Stop> {
     let mut st = State {
         regs: BTreeMap::new(),
+        opaque: BTreeSet::new(),
         flags: None,
         res: None,
         last_ex: None,
         stored: HashMap::new(),
+        pick_ctrl: Deps::NONE,
+        first: 0,
         init,
     };
     for (name, v) in &init.regs {
         if let Some((n, _)) = parse_reg(name) {
-            st.regs.insert(n, TVal::konst(*v));
+            st.regs.insert(n, RVal::konst(*v));
         }
     }
     exec(thread, t, &mut st, step)?;
+    let opaque = st.opaque;
     Ok(st
         .regs
         .into_iter()
+        .filter(|(n, _)| !opaque.contains(n))
         .map(|(n, v)| (format!("X{n}"), v.v))
         .collect())
 }
@@ -79,88 +164,149 @@ fn w_mask(v: Value) -> Value {
     }
 }
 
+fn bad_reg(r: &str) -> Stop {
+    Stop::error(None, format!("bad register {r}"))
+}
+
 impl State<'_> {
-    fn reg(&self, r: &str) -> Result<TVal, Stop> {
-        let (n, w) = parse_reg(r).ok_or_else(|| Stop::error(None, format!("bad register {r}")))?;
+    fn reg(&self, r: &str) -> Result<RVal, Stop> {
+        let (n, w) = parse_reg(r).ok_or_else(|| bad_reg(r))?;
         if n == 31 {
-            return Ok(TVal::int(0));
+            return Ok(RVal::int(0));
         }
-        let v = self.regs.get(&n).copied().unwrap_or(TVal::int(0));
-        Ok(if w {
-            TVal {
-                v: w_mask(v.v),
-                ..v
-            }
-        } else {
-            v
-        })
+        if self.opaque.contains(&n) {
+            return Err(Stop::error(
+                None,
+                format!("{r} holds an address plus an offset, which is not supported"),
+            ));
+        }
+        let v = self.regs.get(&n).copied().unwrap_or_default();
+        Ok(if w { v.map(w_mask(v.v)) } else { v })
     }
-    fn set(&mut self, r: &str, v: TVal) -> Result<(), Stop> {
-        let (n, w) = parse_reg(r).ok_or_else(|| Stop::error(None, format!("bad register {r}")))?;
+    fn set(&mut self, r: &str, v: RVal) -> Result<(), Stop> {
+        let (n, w) = parse_reg(r).ok_or_else(|| bad_reg(r))?;
         if n != 31 {
-            let v = if w {
-                TVal {
-                    v: w_mask(v.v),
-                    ..v
-                }
-            } else {
-                v
-            };
-            self.regs.insert(n, v);
+            self.opaque.remove(&n);
+            self.regs.insert(n, if w { v.map(w_mask(v.v)) } else { v });
         }
         Ok(())
     }
     fn is_zr(r: &str) -> bool {
         parse_reg(r).is_some_and(|(n, _)| n == 31)
     }
-    fn addr(&self, m: &Mem) -> Result<TVal, Stop> {
+    fn addr(&self, m: &Mem) -> Result<RVal, Stop> {
         let base = match &m.base {
             MemBase::Reg(r) => self.reg(r)?,
             MemBase::Sym(s) => {
-                TVal::konst(Value::Addr(self.init.symbols.get(s).ok_or_else(|| {
+                RVal::konst(Value::Addr(self.init.symbols.get(s).ok_or_else(|| {
                     Stop::error(None, format!("unknown location {s}"))
                 })?))
             }
         };
-        let mut a = base.with(arith("add", base.v, Value::Int(m.offset))?, base);
+        let mut a = base.map(arith("add", base.v, Value::Int(m.offset))?);
         if let Some(ix) = &m.index {
             let i = extend(self.reg(ix)?, m.shift.as_ref())?;
             a = a.with(arith("add", a.v, i.v)?, i);
         }
         Ok(a)
     }
-    /// A load: the value depends on the read, on its address's sources, and on what the
-    /// po-latest store to the location depended on (aarch64.cat's `dtrm`).
-    fn load(&mut self, t: &mut Tracer, a: TVal, tags: &[&str]) -> Result<(usize, TVal), Stop> {
+
+    /// `d` without the reads of the current instruction: herd's dependencies relate
+    /// distinct instructions only.
+    fn outer(&self, d: Deps) -> Deps {
+        match 1u128.checked_shl(self.first as u32) {
+            Some(bit) => Deps(d.0 & (bit - 1)),
+            None => d,
+        }
+    }
+    fn relate_from(&self, t: &mut Tracer, name: &'static str, from: Deps, to: usize) {
+        for r in self.outer(from).iter() {
+            t.relate(name, r, to);
+        }
+    }
+
+    /// A load from `a`: the value depends on the read, on its address (`iico_data`) and
+    /// on what the po-latest store to the location depended on (`lmrs`).
+    fn load(&mut self, t: &mut Tracer, a: RVal, tags: &[&str]) -> Result<(usize, RVal), Stop> {
         let mut tags = tags.to_vec();
         tags.push("Exp");
-        let (i, v) = t.read(a, &tags)?;
-        let via_mem = self.stored.get(&a.v).copied().unwrap_or(Deps::NONE);
+        let addr = TVal {
+            v: a.v,
+            deps: self.outer(a.deps),
+        };
+        let (i, v) = t.read(addr, &tags)?;
+        let via_mem = self.stored.get(&a.v).copied().unwrap_or_default();
+        self.relate_from(t, "pick-addr-dep", a.pick, i);
+        self.relate_from(t, "pick-dep", a.pick.union(via_mem.pick), i);
         Ok((
             i,
-            TVal {
+            RVal {
                 v: v.v,
-                deps: v.deps.union(a.deps).union(via_mem),
+                deps: v.deps.union(a.deps).union(via_mem.deps),
+                pick: v.deps.union(a.pick).union(via_mem.pick),
             },
         ))
     }
-    fn store(&mut self, t: &mut Tracer, a: TVal, v: TVal, tags: &[&str]) -> Result<usize, Stop> {
+
+    /// A store of `data` to `a`. `data.deps` are `data` sources; `data.pick` and
+    /// `pick_data` (selection of the written value, CAS's comparison) are
+    /// `pick-data-dep` sources; `inner` is what else flows into the written value
+    /// inside the instruction without being a register (an AMO's read).
+    fn store(
+        &mut self,
+        t: &mut Tracer,
+        a: RVal,
+        data: RVal,
+        pick_data: Deps,
+        inner: RVal,
+        tags: &[&str],
+    ) -> Result<usize, Stop> {
         let mut tags = tags.to_vec();
         tags.push("Exp");
-        let i = t.write(a, v, &tags)?;
-        self.stored.insert(a.v, a.deps.union(v.deps));
+        let addr = TVal {
+            v: a.v,
+            deps: self.outer(a.deps),
+        };
+        let val = TVal {
+            v: data.v,
+            deps: self.outer(data.deps),
+        };
+        let i = t.write(addr, val, &tags)?;
+        let pick_data = data.pick.union(pick_data);
+        self.relate_from(t, "pick-addr-dep", a.pick, i);
+        self.relate_from(t, "pick-data-dep", pick_data, i);
+        let all = a.pick.union(pick_data).union(inner.pick);
+        self.relate_from(t, "pick-dep", all, i);
+        let taint = Taint {
+            deps: a.deps.union(data.deps).union(inner.deps),
+            pick: all,
+        };
+        self.stored.insert(a.v, taint);
         Ok(i)
     }
+
+    /// A conditional branch on `cond`: herd's `BCC`, source of `ctrl`.
+    fn branch(&mut self, t: &mut Tracer, cond: RVal) -> Result<(), Stop> {
+        t.branch(self.outer(cond.deps), &["BCC"])?;
+        self.pick_ctrl = self.pick_ctrl.union(self.outer(cond.pick));
+        Ok(())
+    }
+
     fn exclusive(&mut self, t: &mut Tracer, i: usize, read: bool) {
         if !read && let Some((r, true)) = self.last_ex {
             t.relate("rmw", r, i);
         }
         self.last_ex = Some((i, read));
     }
+
+    fn flags(&self) -> Result<(Ordering, RVal), Stop> {
+        self.flags
+            .ok_or_else(|| Stop::error(None, "condition flags read before any comparison"))
+    }
 }
 
 /// Apply an extend/shift modifier (`SXTW`, `UXTW`, `LSL #2`) to an index value.
-fn extend(v: TVal, shift: Option<&(String, Option<i64>)>) -> Result<TVal, Stop> {
+fn extend(v: RVal, shift: Option<&(String, Option<i64>)>) -> Result<RVal, Stop> {
     let Some((kind, amount)) = shift else {
         return Ok(v);
     };
@@ -174,7 +320,7 @@ fn extend(v: TVal, shift: Option<&(String, Option<i64>)>) -> Result<TVal, Stop> 
         Some(k) if *k != 0 => arith("lsl", x, Value::Int(*k))?,
         _ => x,
     };
-    Ok(TVal { v: x, deps: v.deps })
+    Ok(v.map(x))
 }
 
 fn cond_holds(c: &str, o: Ordering) -> Option<bool> {
@@ -191,9 +337,9 @@ fn cond_holds(c: &str, o: Ordering) -> Option<bool> {
 }
 
 /// Second source of a data-processing instruction: register (with modifier) or immediate.
-fn operand2(st: &State, args: &[Operand]) -> Result<Option<TVal>, Stop> {
+fn operand2(st: &State, args: &[Operand]) -> Result<Option<RVal>, Stop> {
     Ok(match args {
-        [Operand::Imm(k)] => Some(TVal::int(*k)),
+        [Operand::Imm(k)] => Some(RVal::int(*k)),
         [Operand::Reg(r)] => Some(st.reg(r)?),
         [Operand::Reg(r), Operand::Shift { kind, amount }] => {
             Some(extend(st.reg(r)?, Some(&(kind.clone(), *amount)))?)
@@ -222,7 +368,22 @@ fn amo_order(suffix: &str) -> Option<(bool, bool)> {
     })
 }
 
-fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop> {
+/// One instruction, then the selection-aware control dependencies of its events (herd's
+/// `pick-ctrl-dep`: every event po-after a conditional branch).
+fn step(st: &mut State, i: &Instr, span: Span, t: &mut Tracer) -> Result<Flow, Stop> {
+    st.first = t.events().len();
+    let ctrl = st.pick_ctrl;
+    let flow = step_instr(st, i, span, t)?;
+    for e in st.first..t.events().len() {
+        for r in ctrl.iter() {
+            t.relate("pick-ctrl-dep", r, e);
+            t.relate("pick-dep", r, e);
+        }
+    }
+    Ok(flow)
+}
+
+fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop> {
     use Operand::{Imm, Mem as M, Reg, Sym};
     let op = i.op.to_ascii_uppercase();
     let args = i.args.as_slice();
@@ -239,7 +400,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             next
         }
         ("MOV", [Reg(d), Imm(k)]) => {
-            st.set(d, TVal::int(*k))?;
+            st.set(d, RVal::int(*k))?;
             next
         }
         ("MOV", [Reg(d), Reg(s)]) => {
@@ -249,7 +410,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
         }
         ("ADR", [Reg(d), Sym(s)]) => {
             let l = st.init.symbols.get(s).ok_or_else(|| unsupported(i))?;
-            st.set(d, TVal::konst(Value::Addr(l)))?;
+            st.set(d, RVal::konst(Value::Addr(l)))?;
             next
         }
         (
@@ -271,9 +432,9 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             };
             let v = a.with(arith(f, a.v, b.v)?, b);
             if o == "SUBS" {
-                st.flags = Some((compare(a.v, b.v)?, v.deps));
+                st.flags = Some((compare(a.v, b.v)?, v));
             } else if o.ends_with('S') {
-                st.flags = Some((compare(v.v, Value::Int(0))?, v.deps));
+                st.flags = Some((compare(v.v, Value::Int(0))?, v));
             }
             st.set(d, v)?;
             next
@@ -281,34 +442,30 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
         ("CMP", [Reg(n), rest @ ..]) => {
             let b = operand2(st, rest)?.ok_or_else(|| unsupported(i))?;
             let a = st.reg(n)?;
-            st.flags = Some((compare(a.v, b.v)?, a.deps.union(b.deps)));
+            st.flags = Some((compare(a.v, b.v)?, a.with(Value::ZERO, b)));
             next
         }
         ("CSEL" | "CSINC", [Reg(d), Reg(a), Reg(b), Sym(c)]) => {
-            let (o, _) = st
-                .flags
-                .ok_or_else(|| Stop::error(None, "CSEL without flags"))?;
+            let (o, flags) = st.flags()?;
             let holds = cond_holds(&c.to_ascii_uppercase(), o).ok_or_else(|| unsupported(i))?;
-            // The condition selects (herd's iico_ctrl); only the selected register's
-            // value flows into the result.
+            // The condition selects (herd's iico_ctrl): only the selected register's
+            // value flows into the result; the flags' sources are pick dependencies.
             let v = if holds {
                 st.reg(a)?
             } else if op == "CSINC" {
                 let v = st.reg(b)?;
-                v.with(arith("add", v.v, Value::Int(1))?, v)
+                v.map(arith("add", v.v, Value::Int(1))?)
             } else {
                 st.reg(b)?
             };
-            st.set(d, v)?;
+            st.set(d, v.picked(flags.pick))?;
             next
         }
         ("B", [Sym(l)]) => Ok(Flow::Jump(l.clone())),
         (b, [Sym(l)]) if b.starts_with("B.") => {
-            let (o, deps) = st
-                .flags
-                .ok_or_else(|| Stop::error(None, "conditional branch without flags"))?;
+            let (o, flags) = st.flags()?;
             let holds = cond_holds(&b[2..], o).ok_or_else(|| unsupported(i))?;
-            t.branch(deps, &["BCC"])?;
+            st.branch(t, flags)?;
             Ok(if holds {
                 Flow::Jump(l.clone())
             } else {
@@ -317,7 +474,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
         }
         ("CBZ" | "CBNZ", [Reg(r), Sym(l)]) => {
             let v = st.reg(r)?;
-            t.branch(v.deps, &["BCC"])?;
+            st.branch(t, v)?;
             let zero = v.v == Value::Int(0);
             Ok(if zero == (op == "CBZ") {
                 Flow::Jump(l.clone())
@@ -350,7 +507,8 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
         (o @ ("STR" | "STLR" | "STRB" | "STRH"), [Reg(s), M(m), post @ ..]) => {
             let a = st.addr(m)?;
             let v = st.reg(s)?;
-            st.store(t, a, v, if o == "STLR" { &["L"] } else { &[] })?;
+            let tags: &[&str] = if o == "STLR" { &["L"] } else { &[] };
+            st.store(t, a, v, Deps::NONE, RVal::default(), tags)?;
             post_index(st, m, post)?;
             next
         }
@@ -363,10 +521,10 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             st.res = None;
             if ok {
                 let tags: &[&str] = if o == "STLXR" { &["EX", "L"] } else { &["EX"] };
-                let w = st.store(t, a, v, tags)?;
+                let w = st.store(t, a, v, Deps::NONE, RVal::default(), tags)?;
                 st.exclusive(t, w, false);
             }
-            st.set(status, TVal::int(if ok { 0 } else { 1 }))?;
+            st.set(status, RVal::int(if ok { 0 } else { 1 }))?;
             next
         }
         (o, [Reg(rs), Reg(rt), M(m)]) if o.starts_with("CAS") => {
@@ -416,12 +574,21 @@ fn ldop(s: &str) -> Option<(&'static str, &str)> {
         .find_map(|(p, f)| s.strip_prefix(p).map(|sfx| (*f, sfx)))
 }
 
+/// Post-indexed addressing (`[X1],#4`): the base register moves after the access. An
+/// address moved off its location cannot be represented; the register becomes opaque.
 fn post_index(st: &mut State, m: &Mem, post: &[Operand]) -> Result<(), Stop> {
     match (post, &m.base) {
         ([], _) => Ok(()),
         ([Operand::Imm(k)], MemBase::Reg(r)) => {
             let b = st.reg(r)?;
-            st.set(r, b.with(arith("add", b.v, Value::Int(*k))?, b))
+            match arith("add", b.v, Value::Int(*k)) {
+                Ok(v) => st.set(r, b.map(v)),
+                Err(_) => {
+                    let (n, _) = parse_reg(r).ok_or_else(|| bad_reg(r))?;
+                    st.opaque.insert(n);
+                    Ok(())
+                }
+            }
         }
         _ => Err(Stop::error(None, "unsupported addressing mode")),
     }
@@ -440,6 +607,8 @@ fn amo_tags(acq: bool, rel: bool, noret: bool) -> (Vec<&'static str>, Vec<&'stat
 }
 
 /// SWP (f = None) and LD<op>: an atomic read and write of one instance, paired as `rmw`.
+/// The written value is `rs` (SWP) or computed from `rs` and the value read (LD<op>,
+/// whose read flows into the write inside the instruction).
 #[allow(clippy::too_many_arguments)]
 fn amo(
     st: &mut State,
@@ -454,29 +623,15 @@ fn amo(
     let a = st.addr(m)?;
     let src = st.reg(rs)?;
     let w32 = parse_reg(rs).is_some_and(|(_, w)| w);
+    let mask = |v: Value| if w32 { w_mask(v) } else { v };
     let (rtags, wtags) = amo_tags(acq, rel, State::is_zr(rt));
     let (r, old) = st.load(t, a, &rtags)?;
-    let old = if w32 {
-        TVal {
-            v: w_mask(old.v),
-            ..old
-        }
-    } else {
-        old
+    let old = old.map(mask(old.v));
+    let (new, inner) = match f {
+        None => (src, RVal::default()),
+        Some(f) => (src.map(mask(arith(f, old.v, src.v)?)), old),
     };
-    let new = match f {
-        None => src,
-        Some(f) => old.with(arith(f, old.v, src.v)?, src),
-    };
-    let new = if w32 {
-        TVal {
-            v: w_mask(new.v),
-            ..new
-        }
-    } else {
-        new
-    };
-    let w = st.store(t, a, new, &wtags)?;
+    let w = st.store(t, a, new, Deps::NONE, inner, &wtags)?;
     t.relate("rmw", r, w);
     t.relate("iico_data", r, w);
     st.set(rt, old)
@@ -484,6 +639,11 @@ fn amo(
 
 /// CAS: herd's three outcomes: success (read, write of `rt`); failure writing back the
 /// value read; failure with a read only. Success needs the value read to equal `rs`.
+///
+/// The comparison (herd's branch on `rs` and the value read) selects the write
+/// (`iico_ctrl`): its sources are pick dependencies of the write. herd runs success
+/// twice: `rs` receives the value read either from memory or from `rs` itself (equal
+/// values, different dependencies); both are explored.
 fn cas(
     st: &mut State,
     t: &mut Tracer,
@@ -512,12 +672,29 @@ fn cas(
     if equal != (outcome == 0) {
         return Err(Stop::Dead);
     }
-    if outcome < 2 {
-        let v = if outcome == 0 { new } else { old };
-        let w = st.store(t, a, v, &wtags)?;
-        t.relate("rmw", r, w);
-    }
-    st.set(rs, old)
+    // What the comparison depends on, by selection.
+    let cmp = expect.with(Value::ZERO, old).pick_only();
+    let result = match outcome {
+        0 => {
+            let w = st.store(t, a, new, expect.pick, cmp, &wtags)?;
+            t.relate("rmw", r, w);
+            if t.choose(2)? == 0 {
+                expect.map(old.v).picked(cmp.pick)
+            } else {
+                old
+            }
+        }
+        1 => {
+            // The value read flows into the write-back, but not through a register.
+            let data = RVal::konst(old.v);
+            let inner = old.picked(cmp.pick);
+            let w = st.store(t, a, data, expect.pick, inner, &wtags)?;
+            t.relate("rmw", r, w);
+            old
+        }
+        _ => old,
+    };
+    st.set(rs, result)
 }
 
 #[cfg(test)]
@@ -648,13 +825,14 @@ mod tests {
             ],
             &s,
         );
-        // Success reads 1; failures read 0 or 2, each with or without write-back.
-        assert_eq!(runs.len(), 1 + 2 + 2);
+        // Success reads 1 (twice, as herd: `rs` takes the value from memory or from
+        // itself); failures read 0 or 2, each with or without write-back.
+        assert_eq!(runs.len(), 2 + 2 + 2);
         let ok: Vec<_> = runs
             .iter()
             .filter(|e| e.events.len() == 2 && e.events[0].val == Some(Value::Int(1)))
             .collect();
-        assert_eq!(ok.len(), 1);
+        assert_eq!(ok.len(), 2);
         assert_eq!(ok[0].events[0].tags, vec!["X", "A", "Exp"]);
         assert!(has_rel(ok[0], "rmw", 0, 1));
         let bare: Vec<_> = runs.iter().filter(|e| e.events.len() == 1).collect();
@@ -720,5 +898,97 @@ mod tests {
             assert!(has_rel(e, "ctrl", 0, 2));
             assert!(!has_rel(e, "data", 0, 2));
         }
+    }
+
+    #[test]
+    fn csel_gives_pick_addr_not_addr() {
+        let s = syms(&["x", "za", "zb"]);
+        let th = thread(
+            0,
+            vec![
+                (None, "LDR", vec![r("W0"), at("X1")]),
+                (None, "CMP", vec![r("W0"), Operand::Imm(0)]),
+                (
+                    None,
+                    "CSEL",
+                    vec![r("X5"), r("X10"), r("X11"), Operand::Sym("EQ".into())],
+                ),
+                (None, "STR", vec![r("W4"), at("X5")]),
+            ],
+        );
+        let init = [
+            ("X1", addr(&s, "x")),
+            ("X10", addr(&s, "za")),
+            ("X11", addr(&s, "zb")),
+        ];
+        let runs = explore(run, Arch::AArch64, &th, &init, &s);
+        assert_eq!(runs.len(), 3);
+        for e in &runs {
+            let target = if e.events[0].val == Some(Value::Int(0)) {
+                "za"
+            } else {
+                "zb"
+            };
+            assert_eq!(e.events[1].loc, Some(addr(&s, target)));
+            assert!(has_rel(e, "pick-addr-dep", 0, 1) && has_rel(e, "pick-dep", 0, 1));
+            assert!(!has_rel(e, "addr", 0, 1));
+        }
+    }
+
+    #[test]
+    fn cas_comparison_is_a_pick_data_dependency() {
+        let s = syms(&["x", "y", "z"]);
+        let th = thread(
+            0,
+            vec![
+                (None, "LDR", vec![r("W5"), at("X1")]),
+                (None, "CAS", vec![r("W5"), r("W4"), at("X3")]),
+                (None, "STR", vec![r("W5"), at("X6")]),
+            ],
+        );
+        let init = [
+            ("X1", addr(&s, "x")),
+            ("X3", addr(&s, "y")),
+            ("X6", addr(&s, "z")),
+            ("X4", Value::Int(2)),
+        ];
+        let runs = explore(run, Arch::AArch64, &th, &init, &s);
+        let ok: Vec<_> = runs
+            .iter()
+            .filter(|e| e.events.len() == 4 && e.events[1].val == e.events[0].val)
+            .collect();
+        // x=0,1,2 each give a successful CAS, in two variants.
+        assert_eq!(ok.len(), 6);
+        for e in &ok {
+            assert!(has_rel(e, "pick-data-dep", 0, 2) && !has_rel(e, "data", 0, 2));
+            assert!(has_rel(e, "rmw", 1, 2) && !has_rel(e, "data", 1, 2));
+        }
+        // The value `rs` receives depends on the CAS's read in one variant only.
+        let via_read = ok.iter().filter(|e| has_rel(e, "data", 1, 3)).count();
+        assert_eq!(via_read, 3);
+        assert!(ok.iter().all(|e| has_rel(e, "pick-data-dep", 1, 3)));
+    }
+
+    #[test]
+    fn ldadd_has_no_data_dependency_inside_the_instruction() {
+        let s = syms(&["x"]);
+        let th = thread(0, vec![(None, "LDADD", vec![r("W3"), r("W4"), at("X1")])]);
+        let runs = explore(run, Arch::AArch64, &th, &[("X1", addr(&s, "x"))], &s);
+        assert_eq!(runs.len(), 3);
+        for e in &runs {
+            assert!(has_rel(e, "rmw", 0, 1) && !has_rel(e, "data", 0, 1));
+        }
+    }
+
+    #[test]
+    fn post_index_off_an_address_hides_the_register() {
+        let s = syms(&["x"]);
+        let mut post = vec![r("W2"), at("X3")];
+        post.push(Operand::Imm(4));
+        let th = thread(0, vec![(None, "STR", post)]);
+        let runs = explore(run, Arch::AArch64, &th, &[("X3", addr(&s, "x"))], &s);
+        assert_eq!(runs.len(), 1);
+        assert!(!runs[0].regs.contains_key("X3"));
+        assert_eq!(runs[0].events[0].loc, Some(addr(&s, "x")));
     }
 }

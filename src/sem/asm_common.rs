@@ -248,6 +248,10 @@ pub mod testing {
             "ctrl" => "ctrl",
             "rmw" => "rmw",
             "iico_data" => "iico_data",
+            "pick-addr-dep" => "pick-addr-dep",
+            "pick-data-dep" => "pick-data-dep",
+            "pick-ctrl-dep" => "pick-ctrl-dep",
+            "pick-dep" => "pick-dep",
             _ => "?",
         }
     }

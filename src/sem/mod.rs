@@ -56,7 +56,10 @@ impl Symbols {
         LocId(self.names.len() as u32 - 1)
     }
     pub fn get(&self, name: &str) -> Option<LocId> {
-        self.names.iter().position(|n| n == name).map(|i| LocId(i as u32))
+        self.names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| LocId(i as u32))
     }
     pub fn name(&self, id: LocId) -> &str {
         &self.names[id.0 as usize]
@@ -234,7 +237,12 @@ pub struct Tracer<'a> {
 pub const MAX_THREAD_EVENTS: usize = 128;
 
 impl<'a> Tracer<'a> {
-    pub fn new(choices: &'a [usize], domain: &'a dyn Domain, symbols: &'a Symbols, unroll: u32) -> Tracer<'a> {
+    pub fn new(
+        choices: &'a [usize],
+        domain: &'a dyn Domain,
+        symbols: &'a Symbols,
+        unroll: u32,
+    ) -> Tracer<'a> {
         Tracer {
             choices,
             next: 0,
@@ -275,7 +283,10 @@ impl<'a> Tracer<'a> {
     pub fn event(&mut self, ev: EventData, addr: Deps, data: Deps) -> Result<usize, Stop> {
         let i = self.events.len();
         if i >= MAX_THREAD_EVENTS {
-            return Err(Stop::error(None, format!("a thread has more than {MAX_THREAD_EVENTS} events")));
+            return Err(Stop::error(
+                None,
+                format!("a thread has more than {MAX_THREAD_EVENTS} events"),
+            ));
         }
         let mut ev = ev;
         ev.instr = self.instr;
@@ -309,7 +320,13 @@ impl<'a> Tracer<'a> {
             instr: 0,
         };
         let i = self.event(ev, loc.deps, Deps::NONE)?;
-        Ok((i, TVal { v, deps: Deps::one(i) }))
+        Ok((
+            i,
+            TVal {
+                v,
+                deps: Deps::one(i),
+            },
+        ))
     }
 
     /// A memory write of `val` to `loc`.

@@ -126,8 +126,8 @@ pub struct Interp<'t, 'a> {
     /// Taint given to registers written inside the current branches.
     taint: Deps,
     cond: Option<CondAcc>,
-    /// First event of the current instruction.
-    inst_start: usize,
+    /// Instructions started so far (herd's program-order index, roughly).
+    instrs: u32,
 }
 
 type R<T> = Result<T, Stop>;
@@ -159,7 +159,7 @@ impl<'t, 'a> Interp<'t, 'a> {
             span: Span::default(),
             taint: Deps::NONE,
             cond: None,
-            inst_start: 0,
+            instrs: 0,
         }
     }
 
@@ -185,7 +185,7 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     fn begin_instr(&mut self) {
         self.t.next_instr();
-        self.inst_start = self.t.events().len();
+        self.instrs += 1;
     }
 
     /// herd's `iico` from each of `from` to `to`, events of the current instruction. For
@@ -597,10 +597,8 @@ impl<'t, 'a> Interp<'t, 'a> {
             Ex::Srcu(loc, a) => {
                 let l = self.expr(loc, Port::Addr)?;
                 // herd numbers srcu_read_lock() cookies by thread and instruction.
-                let cookie = Self::is(a, "srcu-lock").then(|| {
-                    let poi = self.t.events().get(self.inst_start).map_or(0, |e| e.instr) as i64;
-                    Value::Int((self.proc as i64 + 1) * 307 + poi * 599)
-                });
+                let cookie = Self::is(a, "srcu-lock")
+                    .then(|| Value::Int((self.proc as i64 + 1) * 307 + self.instrs as i64 * 599));
                 let e = self.srcu(&l, a, cookie)?;
                 let mut r = Val::konst(cookie.unwrap_or(Value::ZERO));
                 r.outs.push(e);
@@ -754,8 +752,13 @@ impl<'t, 'a> Interp<'t, 'a> {
             LOr => return Ok(b(l.v.is_true() || r.v.is_true())),
             _ => {}
         }
-        let both = (l.v.as_int(), r.v.as_int());
-        let (Some(x), Some(y)) = both else {
+        let (Some(x), Some(y)) = (l.v.as_int(), r.v.as_int()) else {
+            // herd offsets symbolic addresses; without arrays only offset 0 names a location.
+            match (op, l.v, r.v) {
+                (Add | Sub, Value::Addr(_), Value::Int(0)) => return Ok(l.v),
+                (Add, Value::Int(0), Value::Addr(_)) => return Ok(r.v),
+                _ => {}
+            }
             let culprit = if l.v.as_int().is_none() { l } else { r };
             return Err(self.bad_value(culprit, "arithmetic on an address"));
         };

@@ -226,7 +226,10 @@ fn xchg_is_a_read_and_a_write_in_rmw() {
         // The write does not depend on the value read, but po orders them.
         assert!(rel(x, "data").is_empty());
         assert!(po(x, 0, 1) && !po(x, 1, 0));
-        assert!(same_instance(x, 0, 1), "stdlib.cat's rmw needs one instance");
+        assert!(
+            same_instance(x, 0, 1),
+            "stdlib.cat's rmw needs one instance"
+        );
     }
 }
 
@@ -511,4 +514,17 @@ fn store_mb_is_a_write_then_a_fence() {
     assert_eq!(x.events[0].kind, Kind::Write);
     assert_eq!(tags(&x.events[1]), ["MB", "annot", "NA"]);
     assert!(po(&x, 0, 1));
+}
+
+#[test]
+fn addresses_take_a_zero_offset_only() {
+    let c = Case::new(&test_src(
+        "P0(int *x, int *y) { int r0; int *r1; r0 = READ_ONCE(*x); r1 = y + (r0 & 2); WRITE_ONCE(*r1, 1); }",
+    ));
+    let rs = ok_runs(c.runs(0));
+    assert_eq!(rs[1].events[1].loc, c.loc("y"));
+    // herd's address dependency through the arithmetic.
+    assert_eq!(rel(&rs[1], "addr"), [(0, 1)]);
+    let c = Case::new(&test_src("P0(int *y) { int *r1; r1 = y + 1; }"));
+    assert!(matches!(c.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("address")));
 }
