@@ -170,6 +170,10 @@ impl Rel {
         self.m[a * self.ww + b / 64] |= 1 << (b % 64);
     }
     #[inline]
+    pub fn remove(&mut self, a: usize, b: usize) {
+        self.m[a * self.ww + b / 64] &= !(1 << (b % 64));
+    }
+    #[inline]
     pub fn contains(&self, a: usize, b: usize) -> bool {
         self.m[a * self.ww + b / 64] >> (b % 64) & 1 == 1
     }
@@ -302,43 +306,48 @@ impl Rel {
     }
     /// A cycle as a list of events, if any (used to explain forbidden outcomes).
     pub fn find_cycle(&self) -> Option<Vec<usize>> {
-        // Iterative DFS with colours.
-        let n = self.n;
+        // Iterative DFS with colours; each stack entry walks its row word by word, so the
+        // search allocates nothing per event.
+        let (n, ww) = (self.n, self.ww);
         let mut colour = vec![0u8; n];
         let mut parent = vec![usize::MAX; n];
+        let mut stack: Vec<(usize, usize, u64)> = Vec::new();
         for root in 0..n {
-            if colour[root] != 0 {
+            if colour[root] != 0 || self.row(root).iter().all(|&x| x == 0) {
                 continue;
             }
-            let mut stack: Vec<(usize, Vec<usize>)> = vec![(root, self.succs(root).collect())];
             colour[root] = 1;
-            while let Some((v, succ)) = stack.last_mut() {
-                let v = *v;
-                if let Some(w) = succ.pop() {
-                    match colour[w] {
-                        0 => {
-                            colour[w] = 1;
-                            parent[w] = v;
-                            stack.push((w, self.succs(w).collect()));
-                        }
-                        1 => {
-                            let mut cyc = vec![w];
-                            let mut x = v;
-                            while x != w {
-                                cyc.push(x);
-                                x = parent[x];
-                            }
-                            cyc.reverse();
-                            // Rotate so the cycle starts at w.
-                            let pos = cyc.iter().position(|&e| e == w).unwrap_or(0);
-                            cyc.rotate_left(pos);
-                            return Some(cyc);
-                        }
-                        _ => {}
+            stack.push((root, 0, self.m[root * ww]));
+            while let Some(top) = stack.last_mut() {
+                let (v, k, bits) = *top;
+                if bits == 0 {
+                    if k + 1 < ww {
+                        *top = (v, k + 1, self.m[v * ww + k + 1]);
+                    } else {
+                        colour[v] = 2;
+                        stack.pop();
                     }
-                } else {
-                    colour[v] = 2;
-                    stack.pop();
+                    continue;
+                }
+                top.2 = bits & (bits - 1);
+                let w = k * 64 + bits.trailing_zeros() as usize;
+                match colour[w] {
+                    0 => {
+                        colour[w] = 1;
+                        parent[w] = v;
+                        stack.push((w, 0, self.m[w * ww]));
+                    }
+                    1 => {
+                        let mut cyc = vec![v];
+                        let mut x = v;
+                        while x != w {
+                            x = parent[x];
+                            cyc.push(x);
+                        }
+                        cyc.reverse();
+                        return Some(cyc);
+                    }
+                    _ => {}
                 }
             }
         }
@@ -349,10 +358,52 @@ impl Rel {
     pub fn linearisations(&self, s: &Set) -> Vec<Rel> {
         let elems: Vec<usize> = s.iter().collect();
         let mut out = Vec::new();
+        if elems.len() > 64 {
+            let mut order = Vec::with_capacity(elems.len());
+            let mut used = vec![false; elems.len()];
+            self.lin_rec(&elems, &mut used, &mut order, &mut out);
+            return out;
+        }
+        // Predecessors of each element, as a mask over `elems`.
+        let preds: Vec<u64> = elems
+            .iter()
+            .map(|&e| {
+                elems
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, &d)| d != e && self.contains(d, e) && j < 64)
+                    .fold(0u64, |m, (j, _)| m | 1 << j)
+            })
+            .collect();
         let mut order = Vec::with_capacity(elems.len());
-        let mut used = vec![false; elems.len()];
-        self.lin_rec(&elems, &mut used, &mut order, &mut out);
+        self.lin_mask(&elems, &preds, 0, &mut order, &mut out);
         out
+    }
+    fn lin_mask(
+        &self,
+        elems: &[usize],
+        preds: &[u64],
+        used: u64,
+        order: &mut Vec<usize>,
+        out: &mut Vec<Rel>,
+    ) {
+        if order.len() == elems.len() {
+            let mut r = Rel::empty(self.n);
+            let mut after = Set::empty(self.n);
+            for &a in order.iter().rev() {
+                r.row_mut(a).copy_from_slice(&after.w);
+                after.insert(a);
+            }
+            out.push(r);
+            return;
+        }
+        for k in 0..elems.len() {
+            if used >> k & 1 == 0 && preds[k] & !used == 0 {
+                order.push(elems[k]);
+                self.lin_mask(elems, preds, used | 1 << k, order, out);
+                order.pop();
+            }
+        }
     }
     fn lin_rec(
         &self,

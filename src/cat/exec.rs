@@ -6,8 +6,10 @@
 use super::ast::*;
 use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
+use super::prune::{Found, Roots, Scan};
 use super::value::*;
 use super::{CheckKind, Failure, Verdict};
+use crate::rel::Rel;
 use std::rc::Rc;
 
 enum Frame<'m> {
@@ -221,7 +223,13 @@ impl<'m> Runner<'_, 'm, '_> {
             Ins::WithFrom(_, x, e) => {
                 let v = match cx.choices(&st.env, e)? {
                     Choices::Val(v) => v,
-                    Choices::Product(fs) => {
+                    Choices::Product(mut fs) => {
+                        if let Some(f) = self.prune(&st.env, *x, &k, &mut fs)? {
+                            let v = self.verdict(st, Some(f));
+                            if !(self.report)(v) {
+                                return Ok(Step::Done(false));
+                            }
+                        }
                         let mut res = Ok(true);
                         for_each_union(cx.n, &fs, |r| {
                             let st2 = State {
@@ -257,6 +265,80 @@ impl<'m> Runner<'_, 'm, '_> {
             }
         }
         Ok(Step::Next(k))
+    }
+
+    /// Drops the per-location orders that make a later SC-per-location check fail (see
+    /// [`super::prune`]); returns that check's failure when some were dropped.
+    fn prune(
+        &self,
+        env: &Env<'m>,
+        x: Sym,
+        k: &Kont<'m>,
+        fs: &mut [Vec<Rc<Rel>>],
+    ) -> R<Option<Failure>> {
+        let cx = self.cx;
+        let names = &cx.m.names;
+        let (Some(rf), Some(po_loc)) = (names.get("rf"), names.get("po-loc")) else {
+            return Ok(None);
+        };
+        let id = names.get("id").filter(|s| !cx.m.bound[s.0 as usize]);
+        let mut scan = Scan::new(
+            cx,
+            Roots {
+                co: x,
+                rf,
+                po_loc,
+                id,
+            },
+        );
+        let mut cur = k.0.clone();
+        let guard = loop {
+            let Some(node) = cur else { return Ok(None) };
+            match &node.0 {
+                Frame::Seq(b) => match scan.scan(b) {
+                    Found::Guard(t) => break t,
+                    Found::GiveUp => return Ok(None),
+                    Found::More => {}
+                },
+                _ => return Ok(None),
+            }
+            cur = node.1.0.clone();
+        };
+        let rel = |s: Sym| -> Option<Rc<Rel>> {
+            let v = cx.lookup(env, s, Pos::default()).ok()?;
+            cx.as_rel(&v, Pos::default()).ok()
+        };
+        let (Some(rf), Some(po_loc)) = (rel(rf), rel(po_loc)) else {
+            return Ok(None);
+        };
+        let base = po_loc.union(&rf);
+        let rf_inv = rf.inverse();
+        let mut cycle = None;
+        let mut dropped = false;
+        for f in fs.iter_mut() {
+            f.retain(|p| {
+                let mut g = base.union(p);
+                let mut fr = rf_inv.compose(p);
+                for i in 0..cx.n {
+                    fr.remove(i, i);
+                }
+                g.union_with(&fr);
+                match g.find_cycle() {
+                    None => true,
+                    Some(c) => {
+                        cycle.get_or_insert(c);
+                        dropped = true;
+                        false
+                    }
+                }
+            });
+        }
+        Ok(dropped.then(|| Failure {
+            kind: CheckKind::Acyclic,
+            negated: false,
+            name: guard.name.clone().unwrap_or_else(|| guard.text.clone()),
+            cycle,
+        }))
     }
 
     fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> R<Step<'m>> {

@@ -13,6 +13,7 @@ mod lex;
 pub mod library;
 mod native;
 mod parse;
+mod prune;
 #[cfg(test)]
 mod tests;
 mod value;
@@ -305,7 +306,10 @@ impl Model {
 
     /// Whether `f` is a library function with a native implementation.
     fn native(&self, f: &ast::FunDef) -> Option<native::Native> {
-        self.natives.iter().find(|(p, _)| *p == f.pos).map(|&(_, n)| n)
+        self.natives
+            .iter()
+            .find(|(p, _)| *p == f.pos)
+            .map(|&(_, n)| n)
     }
 
     fn file_name(&self, i: u32) -> &str {

@@ -143,7 +143,11 @@ impl<'m> Ctx<'m, '_> {
                 all.push(Value::rel(r));
                 true
             });
-            Choices::Val(if all.is_empty() { Value::Empty } else { valset(all) })
+            Choices::Val(if all.is_empty() {
+                Value::Empty
+            } else {
+                valset(all)
+            })
         }
     }
 
@@ -157,7 +161,11 @@ impl<'m> Ctx<'m, '_> {
                     all.push(Value::rel(r));
                     true
                 });
-                if all.is_empty() { Value::Empty } else { valset(all) }
+                if all.is_empty() {
+                    Value::Empty
+                } else {
+                    valset(all)
+                }
             }
         }
     }

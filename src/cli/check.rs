@@ -5,6 +5,7 @@ use super::{CheckArgs, diag, litmus_files};
 use litmus::litmus::ast::Test;
 use litmus::outcome::{self, Judgement, Options};
 use litmus::report;
+use litmus::report::table::TableCell;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -27,6 +28,7 @@ enum Choice {
 enum Cell {
     Done(Box<Judgement>),
     Failed(String),
+    NotApplicable,
 }
 
 pub fn run(a: &CheckArgs) -> i32 {
@@ -131,9 +133,15 @@ pub fn run(a: &CheckArgs) -> i32 {
                 Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
                 Choice::Files => vec![user.as_ref().expect("files model")],
             };
+            let several = models.len() > 1;
             models
                 .into_iter()
-                .map(|m| judge_one(t, m, &opts, timeout))
+                .map(|m| match &m.arches {
+                    // In a table across models, a model that does not speak the test's
+                    // language has nothing to say about it.
+                    Some(a) if several && !a.contains(&t.arch) => Cell::NotApplicable,
+                    _ => judge_one(t, m, &opts, timeout),
+                })
                 .collect()
         })
         .collect();
@@ -166,15 +174,16 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
         "table" => {
-            let rows: Vec<(String, Vec<Option<&Judgement>>)> = tests
+            let rows: Vec<(String, Vec<TableCell>)> = tests
                 .iter()
                 .zip(&results)
                 .map(|((_, t), row)| {
                     let cells = row
                         .iter()
                         .map(|c| match c {
-                            Cell::Done(j) => Some(j.as_ref()),
-                            Cell::Failed(_) => None,
+                            Cell::Done(j) => TableCell::Judged(j.as_ref()),
+                            Cell::Failed(_) => TableCell::Failed,
+                            Cell::NotApplicable => TableCell::NotApplicable,
                         })
                         .collect();
                     (t.name.clone(), cells)

@@ -291,8 +291,8 @@ fn base_primitives(
     let of = |k: Kind| Set::from_iter(n, (0..n).filter(|&i| events[i].kind == k));
     let r = of(Kind::Read);
     let w = of(Kind::Write);
-    let special = of(Kind::Special);
-    let m = r.union(&w).union(&special);
+    // herd's M holds reads and writes only; lock events join it through the lock model.
+    let m = r.union(&w);
     // Every access we model is explicit (herd's `Exp`; implicit PTE accesses are not modelled).
     sets.insert("Exp".into(), m.clone());
     sets.insert("M".into(), m);

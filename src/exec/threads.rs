@@ -7,7 +7,8 @@
 //! most one write per write event, so the number of rounds is bounded by the writes seen.
 
 use super::program::{EngineError, Program};
-use crate::sem::{Domain, Kind, LocId, Stop, ThreadExec, Tracer, Value};
+use crate::sem::{Domain, EventData, Kind, LocId, Stop, ThreadExec, Tracer, Value};
+use std::collections::BTreeMap;
 
 /// Values each location may hold.
 #[derive(Clone, Debug, Default)]
@@ -44,7 +45,7 @@ pub struct ThreadRuns {
 }
 
 /// Most values one location may take before we give up.
-const MAX_DOMAIN: usize = 64;
+const MAX_DOMAIN: usize = 1024;
 /// Most runs of one thread.
 const MAX_RUNS: usize = 200_000;
 
@@ -57,12 +58,13 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
         rounds += 1;
         let mut runs = Vec::with_capacity(p.test.threads.len());
         let mut cut = false;
+        let mut extra = Vec::new();
         for idx in 0..p.test.threads.len() {
-            let (r, c) = runs_of(p, idx, &dom, unroll)?;
-            cut |= c;
-            runs.push(r);
+            let r = runs_of(p, idx, &dom, unroll)?;
+            cut |= r.cut;
+            extra.extend(r.dead_writes);
+            runs.push(r.runs);
         }
-        let mut grew = false;
         // Most writes one candidate can have: a value needs at most that many rounds.
         let writes: usize = runs
             .iter()
@@ -73,17 +75,15 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
                     .unwrap_or(0)
             })
             .sum();
-        for ev in runs.iter().flatten().flat_map(|r| &r.events) {
-            if ev.kind == Kind::Write
-                && let (Some(Value::Addr(l)), Some(v)) = (ev.loc, ev.val)
-            {
-                grew |= dom.add(l, v);
-                if dom.vals[l.0 as usize].len() > MAX_DOMAIN {
-                    return Err(EngineError::new(format!(
-                        "location {} may hold more than {MAX_DOMAIN} values",
-                        p.symbols.name(l)
-                    )));
-                }
+        let mut grew = false;
+        let found = runs.iter().flatten().flat_map(|r| writes_of(&r.events));
+        for (l, v) in found.chain(extra) {
+            grew |= dom.add(l, v);
+            if dom.vals[l.0 as usize].len() > MAX_DOMAIN {
+                return Err(EngineError::new(format!(
+                    "location {} may hold more than {MAX_DOMAIN} values",
+                    p.symbols.name(l)
+                )));
             }
         }
         if !grew || rounds > writes {
@@ -98,8 +98,9 @@ fn runs_of(
     idx: usize,
     dom: &Domains,
     unroll: u32,
-) -> Result<(Vec<ThreadExec>, bool), EngineError> {
+) -> Result<Runs, EngineError> {
     let mut out = Vec::new();
+    let mut dead_writes = Vec::new();
     let mut cut = false;
     let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
     while let Some(prefix) = stack.pop() {
@@ -121,8 +122,15 @@ fn runs_of(
                     stack.push(q);
                 }
             }
-            Err(Stop::Cut) => cut = true,
-            Err(Stop::Dead) => {}
+            Err(Stop::Cut) => {
+                cut = true;
+                let mut r = t.finish(BTreeMap::new());
+                r.cut = true;
+                out.push(r);
+            }
+            // The run is impossible, but the writes it made before dying may still be
+            // made by the real runs that share its prefix: keep them for the domains.
+            Err(Stop::Dead) => dead_writes.extend(writes_of(t.events())),
             Err(Stop::Error(e)) => {
                 let at = e
                     .span
@@ -136,5 +144,23 @@ fn runs_of(
             }
         }
     }
-    Ok((out, cut))
+    Ok(Runs {
+        runs: out,
+        cut,
+        dead_writes,
+    })
+}
+
+/// One thread's runs, and the writes of the runs that died (for the domains only).
+struct Runs {
+    runs: Vec<ThreadExec>,
+    cut: bool,
+    dead_writes: Vec<(LocId, Value)>,
+}
+
+fn writes_of(events: &[EventData]) -> impl Iterator<Item = (LocId, Value)> + '_ {
+    events.iter().filter_map(|e| match (e.kind, e.loc, e.val) {
+        (Kind::Write, Some(Value::Addr(l)), Some(v)) => Some((l, v)),
+        _ => None,
+    })
 }

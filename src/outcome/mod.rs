@@ -109,7 +109,7 @@ pub fn judge(
         sat: 0,
         unsat: 0,
         flags: BTreeSet::new(),
-        cut: runs.cut,
+        cut: false,
         candidates: 0,
         symbols: prog.symbols.clone(),
         elapsed: Duration::ZERO,
@@ -123,6 +123,11 @@ pub fn judge(
         {
             timed_out = true;
             return false;
+        }
+        // herd reports candidates cut off by the unrolling bound (`Loop`), never judges them.
+        if c.runs.iter().any(|r| r.cut) {
+            j.cut = true;
+            return true;
         }
         let look = |l: &LocRef| lookup(&prog, c, l);
         if let Some(f) = &test.filter

@@ -2,18 +2,27 @@
 
 use crate::outcome::Judgement;
 
+/// What one model says of one test.
+pub enum TableCell<'a> {
+    Judged(&'a Judgement),
+    Failed,
+    /// The model does not cover the test's architecture.
+    NotApplicable,
+}
+
 /// A cell: whether the condition's outcome is reachable, and how many final states exist.
-fn cell(j: Option<&Judgement>) -> String {
-    match j {
-        None => "error".into(),
-        Some(j) => {
+fn cell(c: &TableCell) -> String {
+    match c {
+        TableCell::Failed => "error".into(),
+        TableCell::NotApplicable => "-".into(),
+        TableCell::Judged(j) => {
             let verdict = if j.sat > 0 { "allowed" } else { "forbidden" };
             format!("{verdict} ({} states)", j.states.len())
         }
     }
 }
 
-pub fn render(columns: &[String], rows: &[(String, Vec<Option<&Judgement>>)]) -> String {
+pub fn render(columns: &[String], rows: &[(String, Vec<TableCell>)]) -> String {
     let mut grid: Vec<Vec<String>> = vec![
         std::iter::once("test".to_string())
             .chain(columns.iter().cloned())
@@ -22,7 +31,7 @@ pub fn render(columns: &[String], rows: &[(String, Vec<Option<&Judgement>>)]) ->
     for (name, cells) in rows {
         grid.push(
             std::iter::once(name.clone())
-                .chain(cells.iter().map(|c| cell(*c)))
+                .chain(cells.iter().map(cell))
                 .collect(),
         );
     }

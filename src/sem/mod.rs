@@ -212,6 +212,9 @@ pub struct ThreadExec {
     pub rels: Vec<(&'static str, u32, u32)>,
     /// Final values of registers / C locals.
     pub regs: BTreeMap<String, Value>,
+    /// The run stopped at the loop-unrolling bound: its events are a prefix. herd builds
+    /// candidates from such runs only to report that the bound cut executions off.
+    pub cut: bool,
 }
 
 /// Values each location may hold, as the enumerator currently knows them.
@@ -409,6 +412,7 @@ impl<'a> Tracer<'a> {
             events: self.events,
             rels,
             regs,
+            cut: false,
         }
     }
 }

@@ -1,0 +1,143 @@
+//! Pruning coherence orders before the model sees them.
+//!
+//! Most per-location orders picked by `with co from ...` break SC-per-location, which the
+//! model then checks with `acyclic po-loc | rf | co | fr`. When the rest of the model
+//! unconditionally runs such a check, an order `p` for one location can be dropped as soon as
+//! `po-loc | rf | p | (rf^-1; p) \ id` has a cycle: every `co` containing `p` makes the check's
+//! relation cyclic too (all operators involved are monotone), so every branch with `p` fails.
+//! The guard check is found by reading the model, not by trusting names alone: each name
+//! bound after the `with` gets the set of relations its value is known to contain.
+
+use super::ast::{Expr, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
+use super::eval::Ctx;
+use std::collections::HashMap;
+
+/// What a value is known to contain (as of the `with`).
+const PO_LOC: u8 = 1;
+const RF: u8 = 2;
+const CO: u8 = 4;
+/// `(rf^-1; co) \ id`
+const FR: u8 = 8;
+const ALL: u8 = PO_LOC | RF | CO | FR;
+
+/// The names the analysis starts from.
+pub struct Roots {
+    /// The `with` variable.
+    pub co: Sym,
+    pub rf: Sym,
+    pub po_loc: Sym,
+    /// `id`, when the model never rebinds it.
+    pub id: Option<Sym>,
+}
+
+/// Reading the instructions that follow a `with`.
+pub struct Scan<'a, 'm, 'p> {
+    cx: &'a Ctx<'m, 'p>,
+    roots: Roots,
+    /// Names rebound since the `with`, with what their value contains.
+    cov: HashMap<Sym, u8>,
+}
+
+/// How reading one sequence of instructions ended.
+pub enum Found<'m> {
+    /// A check that every branch runs and whose relation contains the four.
+    Guard(&'m Test),
+    /// Something the analysis does not follow: no pruning.
+    GiveUp,
+    /// End of the sequence, keep reading what follows.
+    More,
+}
+
+impl<'a, 'm, 'p> Scan<'a, 'm, 'p> {
+    pub fn new(cx: &'a Ctx<'m, 'p>, roots: Roots) -> Self {
+        Scan {
+            cx,
+            roots,
+            cov: HashMap::new(),
+        }
+    }
+
+    fn mask(&self, e: &Expr) -> u8 {
+        let r = &self.roots;
+        match e {
+            Expr::Var(_, y) => match self.cov.get(y) {
+                Some(&m) => m,
+                None if *y == r.co => CO,
+                None if *y == r.rf => RF,
+                None if *y == r.po_loc => PO_LOC,
+                None => 0,
+            },
+            Expr::Op(_, Op2::Union, es) => es.iter().fold(0, |m, a| m | self.mask(a)),
+            Expr::Op1(_, Op1::Plus | Op1::Star | Op1::Opt, a) => self.mask(a),
+            // All four are irreflexive: removing `id` keeps them.
+            Expr::Op(_, Op2::Diff, es) => match &es[1] {
+                Expr::Var(_, y) if Some(*y) == r.id && !self.cov.contains_key(y) => {
+                    self.mask(&es[0])
+                }
+                _ => 0,
+            },
+            Expr::Op(_, Op2::Seq, es) => match &es[..] {
+                [Expr::Op1(_, Op1::Inv, a), b]
+                    if self.mask(a) & RF != 0 && self.mask(b) & CO != 0 =>
+                {
+                    FR
+                }
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    fn rebind(&mut self, p: &Pat, m: u8) {
+        for y in p.vars().into_iter().flatten() {
+            self.cov.insert(y, m);
+        }
+    }
+
+    /// Reads `body` for the guard check.
+    pub fn scan(&mut self, body: &'m [Ins]) -> Found<'m> {
+        for i in body {
+            match i {
+                Ins::Let(_, bds) => {
+                    let ms: Vec<u8> = bds
+                        .iter()
+                        .map(|b| match b.pat {
+                            Pat::Var(_) => self.mask(&b.expr),
+                            Pat::Tuple(_) => 0,
+                        })
+                        .collect();
+                    for (b, m) in bds.iter().zip(ms) {
+                        self.rebind(&b.pat, m);
+                    }
+                }
+                Ins::Rec(_, bds, _) => bds.iter().for_each(|b| self.rebind(&b.pat, 0)),
+                Ins::Procedure(_, y, ..) | Ins::Enum(_, y, _) | Ins::WithFrom(_, y, _) => {
+                    self.cov.insert(*y, 0);
+                }
+                Ins::Test(t, TestType::Check)
+                    if t.kind == TestKind::Acyclic && !t.negated && self.mask(&t.expr) == ALL =>
+                {
+                    return Found::Guard(t);
+                }
+                Ins::Include { file: Some(f), .. } => {
+                    match self.scan(&self.cx.m.files[*f].prog.body) {
+                        Found::More => {}
+                        found => return found,
+                    }
+                }
+                Ins::IfVariant(_, c, yes, no) => {
+                    let b = if self.cx.variant(c) { yes } else { no };
+                    match self.scan(b) {
+                        Found::More => {}
+                        found => return found,
+                    }
+                }
+                // Bindings made in these do not outlive them.
+                Ins::Forall(..) | Ins::Call(..) => {}
+                Ins::Test(..) | Ins::Show(_) | Ins::Events(_) | Ins::Debug(..) => {}
+                Ins::Match(..) | Ins::Include { file: None, .. } => return Found::GiveUp,
+            }
+        }
+        Found::More
+    }
+}
