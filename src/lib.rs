@@ -8,6 +8,7 @@
 pub mod cat;
 pub mod exec;
 pub mod litmus;
+pub mod model;
 pub mod outcome;
 pub mod rel;
 pub mod report;

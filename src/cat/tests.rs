@@ -353,15 +353,17 @@ fn native_coherence_orders_match_the_interpreted_ones() {
     let body = "let po-loc = (loc & ((W \\ IW) * IW)) | (po & loc)\n\
                 with co from ORDERS\nlet fr = (rf^-1 ; co) \\ id\n\
                 acyclic po-loc | rf | co | fr as uniproc\nacyclic po | rf | co | fr as sc";
+    let map =
+        "let map f = let rec m s = match s with || {} -> {} || e ++ r -> f e ++ m r end in m\n";
     let native = format!(
-        "include \"colib.cat\"\n{}",
+        "{map}include \"colib.cat\"\n{}",
         body.replace("ORDERS", "coherence-orders(W, 0)")
     );
     let copy = "let rec all-of s = match s with || {} -> {} || x ++ xs -> x | all-of xs end\n\
                 let rec each a = match a with || {} -> { 0 } || c ++ cs ->\n\
                   let t = each cs in all-of (map (fun r -> map (fun u -> r | u) t) c) end\n";
     let interpreted = format!(
-        "{copy}let map f = let rec m s = match s with || {{}} -> {{}} || e ++ r -> f e ++ m r end in m\n{}",
+        "{map}{copy}{}",
         body.replace(
             "ORDERS",
             "each (map (fun ws -> linearisations(ws, 0)) (classes-loc W))"

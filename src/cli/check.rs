@@ -1,8 +1,8 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
-use super::models::{self, Loaded};
 use super::{CheckArgs, diag, litmus_files};
 use litmus::litmus::ast::Test;
+use litmus::model::{self as models, Loaded, Request};
 use litmus::outcome::{self, Judgement, Options};
 use litmus::report;
 use litmus::report::table::TableCell;
@@ -41,7 +41,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let _ = pool.build_global();
     let mut status = 0;
     // Models.
-    let user = match models::load_files(a) {
+    let user = match models::load_files(&request(a)) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{e}");
@@ -103,7 +103,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     };
     let mut loaded: BTreeMap<&'static str, Loaded> = BTreeMap::new();
     for n in needed {
-        match models::load_shipped(n, a) {
+        match models::load_shipped(n, &request(a)) {
             Ok(m) => {
                 loaded.insert(n, m);
             }
@@ -229,5 +229,16 @@ fn judge_one(t: &Test, m: &Loaded, opts: &Options, timeout: Option<Duration>) ->
             Cell::Done(Box::new(j))
         }
         Err(e) => Cell::Failed(e.to_string()),
+    }
+}
+
+fn request(a: &CheckArgs) -> Request {
+    Request {
+        conf: a.conf.clone(),
+        cat: a.cat.clone(),
+        bell: a.bell.clone(),
+        macros: a.macros.clone(),
+        variants: a.variant.clone(),
+        include: a.include.clone(),
     }
 }

@@ -3,7 +3,6 @@
 
 mod check;
 mod diag;
-mod models;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};

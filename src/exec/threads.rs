@@ -93,12 +93,7 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
 }
 
 /// Explore every choice sequence of one thread, depth first.
-fn runs_of(
-    p: &Program,
-    idx: usize,
-    dom: &Domains,
-    unroll: u32,
-) -> Result<Runs, EngineError> {
+fn runs_of(p: &Program, idx: usize, dom: &Domains, unroll: u32) -> Result<Runs, EngineError> {
     let mut out = Vec::new();
     let mut dead_writes = Vec::new();
     let mut cut = false;

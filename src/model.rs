@@ -1,10 +1,30 @@
-//! Which model judges a test: shipped models by name, or herd7-style files.
+//! Which model judges a test: the shipped models by name, or herd7-style files
+//! (`-conf`, `-model`, `-bell`, `-macros`).
 
-use super::CheckArgs;
-use litmus::cat::{Model, ModelOptions, load_cfg};
-use litmus::litmus::ast::Arch;
-use litmus::sem::c::Macros;
-use std::path::Path;
+use crate::cat::{Model, ModelOptions, load_cfg};
+use crate::litmus::ast::Arch;
+use crate::sem::c::Macros;
+use std::path::{Path, PathBuf};
+
+/// What the user asked for, in herd7's terms.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub conf: Option<PathBuf>,
+    pub cat: Option<PathBuf>,
+    pub bell: Option<PathBuf>,
+    pub macros: Option<PathBuf>,
+    /// Variants, each possibly a comma-separated list.
+    pub variants: Vec<String>,
+    pub include: Vec<PathBuf>,
+}
+
+impl Request {
+    fn variant_list(&self) -> impl Iterator<Item = String> + '_ {
+        self.variants
+            .iter()
+            .flat_map(|v| v.split(',').map(str::to_string))
+    }
+}
 
 /// A model ready to judge tests.
 pub struct Loaded {
@@ -23,7 +43,6 @@ struct Shipped {
     aliases: &'static [&'static str],
     cat: &'static str,
     bell: Option<&'static str>,
-    macros: Option<&'static str>,
     arches: &'static [Arch],
 }
 
@@ -34,7 +53,6 @@ const SHIPPED: &[Shipped] = &[
         aliases: &["linux-kernel", "linux", "lk", "kernel"],
         cat: "lkmm.cat",
         bell: Some("lkmm.bell"),
-        macros: Some("lkmm.def"),
         arches: &[Arch::C],
     },
     Shipped {
@@ -43,7 +61,6 @@ const SHIPPED: &[Shipped] = &[
         aliases: &["tso", "x86", "x86-tso", "x86_64"],
         cat: "x86tso.cat",
         bell: None,
-        macros: None,
         arches: &[Arch::X86, Arch::X86_64],
     },
     Shipped {
@@ -52,7 +69,6 @@ const SHIPPED: &[Shipped] = &[
         aliases: &["aarch64", "arm64", "arm", "armv8-a"],
         cat: "armv8.cat",
         bell: None,
-        macros: None,
         arches: &[Arch::AArch64],
     },
     Shipped {
@@ -61,7 +77,6 @@ const SHIPPED: &[Shipped] = &[
         aliases: &["ppc", "powerpc", "power7"],
         cat: "power.cat",
         bell: None,
-        macros: None,
         arches: &[Arch::PPC],
     },
 ];
@@ -89,11 +104,8 @@ pub fn default_for(arch: Arch) -> &'static str {
         .unwrap_or("lkmm")
 }
 
-fn lkmm_macros() -> Result<Macros, String> {
-    Macros::parse(include_str!("../../cat/lkmm.def")).map_err(|e| format!("shipped lkmm.def: {e}"))
-}
-
-pub fn load_shipped(name: &str, a: &CheckArgs) -> Result<Loaded, String> {
+/// A shipped model by canonical name.
+pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, String> {
     let s = SHIPPED
         .iter()
         .find(|s| s.name == name)
@@ -105,19 +117,13 @@ pub fn load_shipped(name: &str, a: &CheckArgs) -> Result<Loaded, String> {
             .variants
             .iter()
             .map(|v| v.to_string())
-            .chain(
-                a.variant
-                    .iter()
-                    .flat_map(|v| v.split(',').map(str::to_string)),
-            )
+            .chain(a.variant_list())
             .collect(),
         include_dirs: a.include.clone(),
     };
     let model = Model::load(&opts).map_err(|e| e.to_string())?;
-    let macros = match s.macros {
-        Some(_) => Some(lkmm_macros()?),
-        None => None,
-    };
+    // C tests expand kernel calls through our own macro file, as herd's linux-kernel.def.
+    let macros = s.arches.contains(&Arch::C).then(Macros::lkmm);
     Ok(Loaded {
         label: s.name.to_string(),
         model,
@@ -127,7 +133,7 @@ pub fn load_shipped(name: &str, a: &CheckArgs) -> Result<Loaded, String> {
 }
 
 /// A model from `--conf`, or `--cat` (+ `--bell`, `--macros`).
-pub fn load_files(a: &CheckArgs) -> Result<Option<Loaded>, String> {
+pub fn load_files(a: &Request) -> Result<Option<Loaded>, String> {
     let (mut opts, mut macros_path) = match &a.conf {
         Some(c) => {
             let (o, m) = load_cfg(c).map_err(|e| e.to_string())?;
@@ -147,16 +153,12 @@ pub fn load_files(a: &CheckArgs) -> Result<Option<Loaded>, String> {
     if opts.cat.is_empty() {
         return Ok(None);
     }
-    opts.variants.extend(
-        a.variant
-            .iter()
-            .flat_map(|v| v.split(',').map(str::to_string)),
-    );
+    opts.variants.extend(a.variant_list());
     opts.include_dirs.extend(a.include.iter().cloned());
     let model = Model::load(&opts).map_err(|e| e.to_string())?;
     let macros = match macros_path {
         Some(p) => Some(read_macros(&p, &opts.include_dirs)?),
-        None => Some(lkmm_macros()?),
+        None => Some(Macros::lkmm()),
     };
     let label = Path::new(&opts.cat)
         .file_stem()
