@@ -38,7 +38,12 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Some(j) = a.jobs {
         pool = pool.num_threads(j.max(1));
     }
-    let _ = pool.build_global();
+    let files = litmus_files(&a.paths);
+    // One test needs no pool: starting worker threads would cost more than it saves.
+    let parallel = files.len() > 1 && a.jobs != Some(1);
+    if parallel {
+        let _ = pool.build_global();
+    }
     let mut status = 0;
     // Models.
     let user = match models::load_files(&request(a)) {
@@ -71,11 +76,8 @@ pub fn run(a: &CheckArgs) -> i32 {
     };
 
     // Tests.
-    let files = litmus_files(&a.paths);
-    let parsed: Vec<(PathBuf, Result<Test, String>)> = files
-        .par_iter()
-        .map(|f| (f.clone(), diag::load_test(f)))
-        .collect();
+    let parsed: Vec<(PathBuf, Result<Test, String>)> =
+        map(&files, parallel, |f| (f.clone(), diag::load_test(f)));
     let mut tests = Vec::new();
     for (f, r) in parsed {
         match r {
@@ -125,26 +127,23 @@ pub fn run(a: &CheckArgs) -> i32 {
         deadline: None,
     };
     let timeout = a.timeout.map(Duration::from_secs_f64);
-    let results: Vec<Vec<Cell>> = tests
-        .par_iter()
-        .map(|(_, t)| {
-            let models: Vec<&Loaded> = match &choice {
-                Choice::Named(n) => n.iter().map(|k| &loaded[k]).collect(),
-                Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
-                Choice::Files => vec![user.as_ref().expect("files model")],
-            };
-            let several = models.len() > 1;
-            models
-                .into_iter()
-                .map(|m| match &m.arches {
-                    // In a table across models, a model that does not speak the test's
-                    // language has nothing to say about it.
-                    Some(a) if several && !a.contains(&t.arch) => Cell::NotApplicable,
-                    _ => judge_one(t, m, &opts, timeout),
-                })
-                .collect()
-        })
-        .collect();
+    let results: Vec<Vec<Cell>> = map(&tests, parallel, |(_, t)| {
+        let models: Vec<&Loaded> = match &choice {
+            Choice::Named(n) => n.iter().map(|k| &loaded[k]).collect(),
+            Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
+            Choice::Files => vec![user.as_ref().expect("files model")],
+        };
+        let several = models.len() > 1;
+        models
+            .into_iter()
+            .map(|m| match &m.arches {
+                // In a table across models, a model that does not speak the test's
+                // language has nothing to say about it.
+                Some(a) if several && !a.contains(&t.arch) => Cell::NotApplicable,
+                _ => judge_one(t, m, &opts, timeout),
+            })
+            .collect()
+    });
 
     let format = match a.format.as_str() {
         "auto" if columns.len() > 1 => "table",
@@ -240,5 +239,14 @@ fn request(a: &CheckArgs) -> Request {
         macros: a.macros.clone(),
         variants: a.variant.clone(),
         include: a.include.clone(),
+    }
+}
+
+/// `items.map(f)`, on the worker pool when `parallel`, keeping the order.
+fn map<T: Sync, R: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    if parallel {
+        items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
     }
 }
