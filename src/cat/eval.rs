@@ -7,7 +7,7 @@ use super::ast::*;
 use super::builtins::Builtin;
 use super::native::Native;
 use super::value::*;
-use super::{CatError, Model, Primitives};
+use super::{CatError, Model, Primitives, RunCache};
 use crate::rel::{Rel, Set};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::cmp::Ordering;
@@ -24,7 +24,12 @@ pub struct Ctx<'m, 'p> {
     full: OnceCell<Rc<Set>>,
     ident: OnceCell<Rc<Rel>>,
     unv: OnceCell<Rc<Rel>>,
-    next_id: Cell<u64>,
+    cache: Option<&'p RunCache<'m>>,
+}
+
+thread_local! {
+    /// Closure identities, unique across runs since cached values outlive their run.
+    static NEXT_ID: Cell<u64> = const { Cell::new(0) };
 }
 
 /// A sequence `r1 ; r2 ; ...` being folded: identity on a set, or a relation.
@@ -35,7 +40,7 @@ enum SeqAcc {
 }
 
 impl<'m, 'p> Ctx<'m, 'p> {
-    pub fn new(m: &'m Model, p: &'p Primitives<'p>) -> Self {
+    pub fn new(m: &'m Model, p: &'p Primitives<'p>, cache: Option<&'p RunCache<'m>>) -> Self {
         Ctx {
             m,
             p,
@@ -44,7 +49,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             full: OnceCell::new(),
             ident: OnceCell::new(),
             unv: OnceCell::new(),
-            next_id: Cell::new(0),
+            cache,
         }
     }
 
@@ -74,9 +79,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
             .clone()
     }
     pub fn fresh_id(&self) -> u64 {
-        let i = self.next_id.get();
-        self.next_id.set(i + 1);
-        i
+        NEXT_ID.with(|c| {
+            let i = c.get();
+            c.set(i + 1);
+            i
+        })
     }
 
     // ---------- names ----------
@@ -99,6 +106,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
                 let v = self.eval(&t.env, t.expr)?;
                 *t.cell.borrow_mut() = Some(Ok(v.clone()));
+                if let (Some(k), Some(c)) = (t.key, self.cache) {
+                    c.0.borrow_mut()[k as usize] = Some(v.clone());
+                }
                 Ok(v)
             }
         }
@@ -694,11 +704,26 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_) => {
                             Slot::Val(self.eval(outer, &b.expr)?)
                         }
-                        e => Slot::Thunk(Rc::new(Thunk {
-                            expr: e,
-                            env: outer.clone(),
-                            cell: RefCell::new(None),
-                        })),
+                        e => {
+                            let key = self.cache.and_then(|_| {
+                                self.m
+                                    .cache_keys
+                                    .get(&(b as *const Binding as usize))
+                                    .copied()
+                            });
+                            let hit = key.and_then(|k| {
+                                self.cache.and_then(|c| c.0.borrow()[k as usize].clone())
+                            });
+                            match hit {
+                                Some(v) => Slot::Val(v),
+                                None => Slot::Thunk(Rc::new(Thunk {
+                                    expr: e,
+                                    env: outer.clone(),
+                                    cell: RefCell::new(None),
+                                    key,
+                                })),
+                            }
+                        }
                     };
                     env = env.bind_slot(*x, slot);
                 }
@@ -900,12 +925,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     pub fn variant(&self, c: &VariantCond) -> bool {
-        match c {
-            VariantCond::Variant(v) => self.m.has_variant(v),
-            VariantCond::Not(a) => !self.variant(a),
-            VariantCond::And(a, b) => self.variant(a) && self.variant(b),
-            VariantCond::Or(a, b) => self.variant(a) || self.variant(b),
-        }
+        self.m.variant_holds(c)
     }
 
     fn cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
@@ -966,7 +986,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (_, Value::Set(_) | Value::Event(_)) => {
                 return Err(self.err(t.expr.pos(), "relation expected"));
             }
-            (TestKind::Irreflexive, v) => (self.as_rel(v, t.expr.pos())?.is_irreflexive(), None),
+            (TestKind::Irreflexive, v) => {
+                // A reflexive event stands for the cycle through it (for explanations).
+                let r = self.as_rel(v, t.expr.pos())?;
+                let x = (0..r.universe()).find(|&i| r.contains(i, i));
+                (x.is_none(), x.map(|i| vec![i]))
+            }
             (TestKind::Acyclic, v) => {
                 let c = self.as_rel(v, t.expr.pos())?.find_cycle();
                 (c.is_none(), c)

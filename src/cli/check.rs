@@ -150,11 +150,22 @@ pub fn run(a: &CheckArgs) -> i32 {
         "auto" => "herd",
         f => f,
     };
-    for ((f, _), row) in tests.iter().zip(&results) {
+    for ((f, t), row) in tests.iter().zip(&results) {
         for c in row {
-            if let Cell::Failed(e) = c {
-                eprintln!("error: {}: {e}", f.display());
-                status = 2;
+            match c {
+                Cell::Failed(e) => {
+                    eprintln!("error: {}: {e}", f.display());
+                    status = 2;
+                }
+                Cell::Done(j) => {
+                    if let Some(dir) = &a.graph
+                        && let Err(e) = write_graph(dir, t, j, a.svg)
+                    {
+                        eprintln!("error: {}: {e}", f.display());
+                        status = 2;
+                    }
+                }
+                Cell::NotApplicable => {}
             }
         }
     }
@@ -249,4 +260,29 @@ fn map<T: Sync, R: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> R + Sync
     } else {
         items.iter().map(f).collect()
     }
+}
+
+/// Write `DIR/TEST.MODEL.dot` (and `.svg` with Graphviz when asked).
+fn write_graph(dir: &std::path::Path, t: &Test, j: &Judgement, svg: bool) -> Result<(), String> {
+    let Some(dot) = report::graph(t, j) else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let stem = format!("{}.{}", t.name.replace(['/', ' '], "_"), j.model);
+    let path = dir.join(format!("{stem}.dot"));
+    std::fs::write(&path, &dot).map_err(|e| format!("{}: {e}", path.display()))?;
+    if svg {
+        let out = dir.join(format!("{stem}.svg"));
+        let status = std::process::Command::new("dot")
+            .arg("-Tsvg")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .map_err(|e| format!("cannot run Graphviz `dot` for --svg: {e}"))?;
+        if !status.success() {
+            return Err(format!("`dot -Tsvg {}` failed", path.display()));
+        }
+    }
+    Ok(())
 }

@@ -75,6 +75,13 @@ pub struct CheckArgs {
     /// Explain forbidden outcomes: the axiom and the cycle that rule them out.
     #[arg(long)]
     pub explain: bool,
+    /// Write each test's execution graph (Graphviz DOT) into this folder: the forbidding
+    /// cycle when the condition is never met, else an execution that meets it.
+    #[arg(long, value_name = "DIR")]
+    pub graph: Option<PathBuf>,
+    /// With --graph, also render SVG with Graphviz's `dot`.
+    #[arg(long)]
+    pub svg: bool,
 }
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...

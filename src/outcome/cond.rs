@@ -25,10 +25,12 @@ pub fn eval(p: &Prop, look: &dyn Fn(&LocRef) -> Value, symbols: &Symbols) -> boo
     }
 }
 
-/// A location as herd prints it in states and conditions: `0:r1`, `[x]`.
+/// A location as herd prints it in states and conditions: `0:r1`, `[x]`, and an array
+/// cell bare: `x[1]`.
 pub fn show_loc(l: &LocRef) -> String {
     match l {
         LocRef::Reg { proc, reg } => format!("{proc}:{reg}"),
+        LocRef::Global(g) if g.ends_with(']') => g.clone(),
         LocRef::Global(g) => format!("[{g}]"),
     }
 }

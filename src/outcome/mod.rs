@@ -2,6 +2,9 @@
 //! the final states of consistent executions, how many satisfy the condition, the flags.
 
 pub mod cond;
+pub mod graph;
+
+use graph::ExecGraph;
 
 use crate::cat::{Model, Verdict};
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
@@ -52,14 +55,17 @@ pub struct Judgement {
     pub elapsed: Duration,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
     pub forbidden_by: Option<Explanation>,
+    /// The first consistent execution that satisfies the condition.
+    pub witness: Option<ExecGraph>,
 }
 
 /// The check that rejected a candidate that would have satisfied the condition.
 #[derive(Clone, Debug)]
 pub struct Explanation {
     pub check: String,
-    /// The cycle, as event descriptions.
-    pub cycle: Vec<String>,
+    /// The cycle: each event (of `graph`) with the relations that lead to the next one.
+    pub cycle: Vec<(usize, String)>,
+    pub graph: ExecGraph,
 }
 
 impl Judgement {
@@ -98,7 +104,8 @@ pub fn judge(
     opts: &Options,
 ) -> Result<Judgement, EngineError> {
     let start = Instant::now();
-    let prog = Program::new(test, macros)?;
+    let mut prog = Program::new(test, macros)?;
+    prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll)?;
     let shown = shown_locations(test);
     let mut j = Judgement {
@@ -114,9 +121,13 @@ pub fn judge(
         symbols: prog.symbols.clone(),
         elapsed: Duration::ZERO,
         forbidden_by: None,
+        witness: None,
     };
     let mut err = None;
     let mut timed_out = false;
+    // The model's rf-independent values, kept while the runs stay the same.
+    let cache = model.new_cache();
+    let mut cached_runs: Vec<*const crate::sem::ThreadExec> = Vec::new();
     let visited = candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
         if let Some(d) = opts.deadline
             && Instant::now() > d
@@ -137,7 +148,11 @@ pub fn judge(
         }
         let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
         let mut keep = true;
-        let res = model.run(&c.prims, &mut |v: Verdict| {
+        if !c.runs.iter().map(|r| *r as *const _).eq(cached_runs.iter().copied()) {
+            cache.clear();
+            cached_runs = c.runs.iter().map(|r| *r as *const _).collect();
+        }
+        let res = model.run_cached(&c.prims, Some(&cache), &mut |v: Verdict| {
             match &v.failed {
                 None => {
                     j.flags.extend(v.flags.iter().cloned());
@@ -148,19 +163,15 @@ pub fn judge(
                     }
                     j.states
                         .insert(shown.iter().map(|l| (l.clone(), look(l))).collect());
+                    if sat && j.witness.is_none() {
+                        j.witness = Some(ExecGraph::of(c, &v));
+                    }
                     if opts.speedcheck && settles(test.condition.quant, sat) {
                         keep = false;
                     }
                 }
                 Some(f) if sat && j.forbidden_by.is_none() => {
-                    j.forbidden_by = Some(Explanation {
-                        check: f.name.clone(),
-                        cycle: f
-                            .cycle
-                            .as_ref()
-                            .map(|cy| cy.iter().map(|&e| describe(c, e)).collect())
-                            .unwrap_or_default(),
-                    });
+                    j.forbidden_by = Some(explain(c, &v, f));
                 }
                 Some(_) => {}
             }
@@ -221,33 +232,29 @@ fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
     }
 }
 
-/// A short description of event `e` for explanations: `P1:R x=0`.
-fn describe(c: &Candidate, e: usize) -> String {
-    let ev = &c.prims.events[e];
-    let who = ev
-        .proc
-        .map(|p| format!("P{p}"))
-        .unwrap_or_else(|| "init".into());
-    let what = match ev.kind {
-        crate::sem::Kind::Read => "R",
-        crate::sem::Kind::Write => "W",
-        crate::sem::Kind::Fence => "F",
-        crate::sem::Kind::Branch => "B",
-        crate::sem::Kind::Special => "M",
-    };
-    let loc = ev.loc.map(|v| c.prims.symbols.show(v)).unwrap_or_default();
-    let val = ev
-        .val
-        .map(|v| format!("={}", c.prims.symbols.show(v)))
-        .unwrap_or_default();
-    let tags = if ev.tags.is_empty() {
-        String::new()
-    } else {
-        format!("[{}]", ev.tags.join(","))
-    };
-    format!("{who}:{what}{tags} {loc}{val}")
-        .trim_end()
-        .to_string()
+/// Name the relations along a forbidding cycle. A step of the check's relation that is
+/// not a base relation is expanded into the shortest path of base edges (po, rf, co, fr,
+/// dependencies) between its ends, so the cycle reads like herd's `Fre PodWW Rfe ...`.
+fn explain(c: &Candidate, v: &Verdict, f: &crate::cat::Failure) -> Explanation {
+    let graph = ExecGraph::of(c, v);
+    let cycle = f.cycle.as_deref().unwrap_or_default();
+    let mut steps = Vec::new();
+    for (k, &e) in cycle.iter().enumerate() {
+        let next = cycle[(k + 1) % cycle.len()];
+        match graph.path(e, next) {
+            Some(path) => {
+                for (a, rel) in path {
+                    steps.push((a, rel));
+                }
+            }
+            None => steps.push((e, format!("({})", f.name))),
+        }
+    }
+    Explanation {
+        check: f.name.clone(),
+        cycle: steps,
+        graph,
+    }
 }
 
 /// The locations shown in each final state: `locations [...]` and the condition's, with
