@@ -1,6 +1,7 @@
 //! Command-line front end: argument parsing (herd7's single-dash options accepted), file
 //! walking, and dispatch to the subcommands.
 
+mod bench;
 mod check;
 mod diag;
 
@@ -22,6 +23,8 @@ struct Cli {
 enum Cmd {
     /// Judge tests under one or more models and report which final states each allows.
     Check(Box<CheckArgs>),
+    /// Time batches and hard tests, with throughput and herd7 comparisons.
+    Bench(bench::BenchArgs),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -107,6 +110,7 @@ pub fn main(args: Vec<String>) -> i32 {
     };
     match cli.cmd {
         Cmd::Check(a) => check::run(&a),
+        Cmd::Bench(a) => bench::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }

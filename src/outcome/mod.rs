@@ -51,6 +51,8 @@ pub struct Judgement {
     /// A loop bound cut some runs off.
     pub cut: bool,
     pub candidates: usize,
+    /// Most events in one candidate.
+    pub events: usize,
     pub symbols: Symbols,
     pub elapsed: Duration,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
@@ -118,6 +120,7 @@ pub fn judge(
         flags: BTreeSet::new(),
         cut: false,
         candidates: 0,
+        events: 0,
         symbols: prog.symbols.clone(),
         elapsed: Duration::ZERO,
         forbidden_by: None,
@@ -135,6 +138,7 @@ pub fn judge(
             timed_out = true;
             return false;
         }
+        j.events = j.events.max(c.prims.n);
         // herd reports candidates cut off by the unrolling bound (`Loop`), never judges them.
         if c.runs.iter().any(|r| r.cut) {
             j.cut = true;
