@@ -5,7 +5,7 @@ use litmus::litmus::ast::Test;
 use litmus::model::{self as models, Loaded, Request};
 use litmus::outcome::{self, Judgement, Options};
 use litmus::report;
-use litmus::report::table::TableCell;
+use litmus::report::table::{Row, TableCell};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -184,21 +184,34 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
         "table" => {
-            let rows: Vec<(String, Vec<TableCell>)> = tests
-                .iter()
-                .zip(&results)
-                .map(|((_, t), row)| {
-                    let cells = row
-                        .iter()
-                        .map(|c| match c {
-                            Cell::Done(j) => TableCell::Judged(j.as_ref()),
-                            Cell::Failed(_) => TableCell::Failed,
-                            Cell::NotApplicable => TableCell::NotApplicable,
-                        })
-                        .collect();
-                    (t.name.clone(), cells)
-                })
-                .collect();
+            // Tests of one family (a `Family=` header line) share a row.
+            let mut rows: Vec<Row> = Vec::new();
+            for ((_, t), row) in tests.iter().zip(&results) {
+                let family = t
+                    .info
+                    .iter()
+                    .find(|(k, _)| k == "Family")
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_else(|| t.name.clone());
+                let k = match rows.iter().position(|r| r.name == family) {
+                    Some(k) => k,
+                    None => {
+                        rows.push(Row {
+                            name: family,
+                            cells: (0..columns.len()).map(|_| Vec::new()).collect(),
+                        });
+                        rows.len() - 1
+                    }
+                };
+                for (col, c) in row.iter().enumerate() {
+                    let cell = match c {
+                        Cell::Done(j) => TableCell::Judged(j.as_ref()),
+                        Cell::Failed(_) => TableCell::Failed,
+                        Cell::NotApplicable => continue,
+                    };
+                    rows[k].cells[col].push((t.name.clone(), cell));
+                }
+            }
             print!("{}", report::table::render(&columns, &rows));
         }
         "json" => {

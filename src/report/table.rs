@@ -1,4 +1,8 @@
 //! Tests × models: which of each test's outcomes every model allows.
+//!
+//! Tests that ask the same question in different languages (a `Family=` header line, e.g. the
+//! C, X86, AArch64 and PPC versions of one lock idiom) share a row, so one line compares the
+//! LKMM with each architecture.
 
 use crate::outcome::Judgement;
 
@@ -10,28 +14,68 @@ pub enum TableCell<'a> {
     NotApplicable,
 }
 
-/// A cell: whether the condition's outcome is reachable, and how many final states exist.
-fn cell(c: &TableCell) -> String {
-    match c {
-        TableCell::Failed => "error".into(),
-        TableCell::NotApplicable => "-".into(),
-        TableCell::Judged(j) => {
-            let verdict = if j.sat > 0 { "allowed" } else { "forbidden" };
-            format!("{verdict} ({} states)", j.states.len())
-        }
-    }
+/// One row: a test, or a family of tests; per column, the members that model judged.
+pub struct Row<'a> {
+    pub name: String,
+    pub cells: Vec<Vec<(String, TableCell<'a>)>>,
 }
 
-pub fn render(columns: &[String], rows: &[(String, Vec<TableCell>)]) -> String {
+fn verdict(j: &Judgement) -> String {
+    let v = if j.sat > 0 { "allowed" } else { "forbidden" };
+    format!("{v} ({} states)", j.states.len())
+}
+
+/// A cell: whether the condition's outcome is reachable, and how many final states exist;
+/// several members list their names unless they all agree.
+fn cell(members: &[(String, TableCell)]) -> String {
+    let judged: Vec<(&str, &Judgement)> = members
+        .iter()
+        .filter_map(|(n, c)| match c {
+            TableCell::Judged(j) => Some((n.as_str(), *j)),
+            _ => None,
+        })
+        .collect();
+    let failed = members.iter().any(|(_, c)| matches!(c, TableCell::Failed));
+    let mut out = match judged.as_slice() {
+        [] if failed => return "error".into(),
+        [] => return "-".into(),
+        [(_, j)] => verdict(j),
+        many => {
+            let first = many[0].1.sat > 0;
+            if many.iter().all(|(_, j)| (j.sat > 0) == first) {
+                let v = if first { "allowed" } else { "forbidden" };
+                format!("{v} (all {} versions)", many.len())
+            } else {
+                many.iter()
+                    .map(|(n, j)| {
+                        format!("{n}: {}", if j.sat > 0 { "allowed" } else { "forbidden" })
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }
+        }
+    };
+    if failed {
+        out.push_str(" + error");
+    }
+    out
+}
+
+pub fn render(columns: &[String], rows: &[Row]) -> String {
+    let head = if rows.iter().any(|r| r.cells.iter().any(|c| c.len() > 1)) {
+        "test (family)"
+    } else {
+        "test"
+    };
     let mut grid: Vec<Vec<String>> = vec![
-        std::iter::once("test".to_string())
+        std::iter::once(head.to_string())
             .chain(columns.iter().cloned())
             .collect(),
     ];
-    for (name, cells) in rows {
+    for r in rows {
         grid.push(
-            std::iter::once(name.clone())
-                .chain(cells.iter().map(cell))
+            std::iter::once(r.name.clone())
+                .chain(r.cells.iter().map(|c| cell(c)))
                 .collect(),
         );
     }
