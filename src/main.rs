@@ -7,6 +7,12 @@ mod cli;
 const STACK: usize = 1 << 30;
 
 fn main() {
+    // Behave like other Unix tools when the reader goes away (`litmus check ... | head`):
+    // end quietly instead of failing on the broken pipe.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args: Vec<String> = std::env::args().collect();
     let worker = std::thread::Builder::new()
         .stack_size(STACK)

@@ -30,6 +30,8 @@ pub struct Program<'t> {
     pub init_mem: Vec<Value>,
     pub thread_regs: Vec<BTreeMap<String, Value>>,
     pub macros: Option<&'t Macros>,
+    /// Threads also record register events (models that compute dependencies, `catdep`).
+    pub reg_events: bool,
 }
 
 impl<'t> Program<'t> {
@@ -42,8 +44,12 @@ impl<'t> Program<'t> {
         };
         let mut init_mem = vec![Value::ZERO; symbols.len()];
         let mut thread_regs = vec![BTreeMap::new(); test.threads.len()];
-        for InitEntry { loc, value: v, .. } in &test.init {
+        for InitEntry { ty, loc, value: v } in &test.init {
             let Some(v) = v else { continue };
+            if let (Some((_, len)), LocRef::Global(g)) = (ty.as_deref().and_then(array_type), loc) {
+                init_array(&symbols, g, len, v, &mut init_mem)?;
+                continue;
+            }
             let v = value(v, &symbols);
             match loc {
                 // PPC symbolic registers (`%x0=x`) belong to whichever thread names them.
@@ -76,12 +82,14 @@ impl<'t> Program<'t> {
             init_mem,
             thread_regs,
             macros,
+            reg_events: false,
         })
     }
 
     /// Run thread `idx` once against `t`.
     pub fn run_thread(&self, idx: usize, t: &mut Tracer) -> Result<BTreeMap<String, Value>, Stop> {
         let thread = &self.test.threads[idx];
+        t.reg_events = self.reg_events;
         let init = ThreadInit {
             arch: self.test.arch,
             proc: thread.proc(),
@@ -148,9 +156,83 @@ fn prop_values(p: &Prop, f: &mut impl FnMut(&ValueLit)) {
     }
 }
 
+/// `int[2]` (an init type with an array size): the element type and the length.
+fn array_type(ty: &str) -> Option<(&str, usize)> {
+    let (elem, rest) = ty.split_once('[')?;
+    let len = rest.strip_suffix(']')?.trim().parse().ok()?;
+    Some((elem.trim(), len))
+}
+
+/// Size in bytes of a scalar type, as herd lays out arrays (64-bit targets).
+fn type_bytes(ty: &str) -> i64 {
+    if ty.ends_with('*') {
+        return 8;
+    }
+    match ty
+        .trim_start_matches("unsigned ")
+        .trim_start_matches("signed ")
+    {
+        "char" | "int8_t" | "uint8_t" => 1,
+        "short" | "int16_t" | "uint16_t" => 2,
+        "long" | "long long" | "int64_t" | "uint64_t" | "intptr_t" | "uintptr_t" => 8,
+        _ => 4,
+    }
+}
+
+/// Initial values of an array's cells from `{1,2}` (or one value for every cell).
+fn init_array(
+    symbols: &Symbols,
+    name: &str,
+    len: usize,
+    v: &ValueLit,
+    init_mem: &mut [Value],
+) -> Result<(), EngineError> {
+    let vals: Vec<i64> = match v {
+        ValueLit::Int(i) => vec![*i; len],
+        ValueLit::Addr { name: text, .. } => {
+            let inner = text
+                .trim()
+                .strip_prefix('{')
+                .and_then(|t| t.strip_suffix('}'))
+                .ok_or_else(|| EngineError::new(format!("bad initial value {text} of {name}")))?;
+            inner
+                .split(',')
+                .map(|x| x.trim())
+                .filter(|x| !x.is_empty())
+                .map(|x| {
+                    x.parse()
+                        .map_err(|_| EngineError::new(format!("bad array element {x} of {name}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    };
+    if vals.len() > len {
+        return Err(EngineError::new(format!(
+            "{name} has {len} cells but {} initial values",
+            vals.len()
+        )));
+    }
+    for (i, v) in vals.into_iter().enumerate() {
+        let cell = if i == 0 {
+            symbols.get(name)
+        } else {
+            symbols.get(&format!("{name}[{i}]"))
+        };
+        let cell = cell.expect("array cells are interned");
+        init_mem[cell.0 as usize] = Value::Int(v);
+    }
+    Ok(())
+}
+
 /// Intern every name that denotes a memory location.
 fn collect_symbols(test: &Test, s: &mut Symbols) {
     for e in &test.init {
+        if let (Some((elem, len)), LocRef::Global(g)) =
+            (e.ty.as_deref().and_then(array_type), &e.loc)
+        {
+            s.intern_array(g, len, type_bytes(elem));
+            continue;
+        }
         if let LocRef::Global(g) = &e.loc
             && !g.starts_with('%')
         {
@@ -224,4 +306,37 @@ fn collect_symbols(test: &Test, s: &mut Symbols) {
 fn is_branch(op: &str) -> bool {
     let o = op.to_ascii_lowercase();
     o.starts_with('b') || o.starts_with('j') || o.starts_with("cb") || o.starts_with("tb")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program_of(src: &str) -> (Test, Symbols, Vec<Value>) {
+        let t = crate::litmus::parse(src).expect("parses");
+        let p = Program::new(&t, None).expect("runs");
+        let (s, m) = (p.symbols.clone(), p.init_mem.clone());
+        (t, s, m)
+    }
+
+    #[test]
+    fn an_array_is_one_location_per_cell_with_its_initial_value() {
+        let src = "AArch64 A\n{ int x[3]={1,2}; 0:X2=x; }\n P0 ;\n LDR W0,[X2,#8] ;\n\
+                   exists (x[1]=2)\n";
+        let (_, s, m) = program_of(src);
+        let cell = |n| s.get(n).expect("interned").0 as usize;
+        assert_eq!(m[cell("x")], Value::Int(1));
+        assert_eq!(m[cell("x[1]")], Value::Int(2));
+        assert_eq!(m[cell("x[2]")], Value::Int(0));
+        assert_eq!(s.len(), 3);
+    }
+
+    #[test]
+    fn more_initial_values_than_cells_is_an_error() {
+        let t = crate::litmus::parse(
+            "AArch64 A\n{ int x[1]={1,2}; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+        )
+        .expect("parses");
+        assert!(Program::new(&t, None).is_err());
+    }
 }

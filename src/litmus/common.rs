@@ -249,6 +249,22 @@ pub(crate) fn location(i: In) -> PResult<LocRef> {
     ))(i)
 }
 
+/// A location in `locations` or a condition, where an array cell `x[1]` may appear.
+fn cell_location(i: In) -> PResult<LocRef> {
+    let (r, l) = location(i)?;
+    match l {
+        LocRef::Global(g) => {
+            let (r, cell) = opt(recognize(pair(char('['), pair(digit1, char(']')))))(r)?;
+            let g = match cell {
+                Some(c) => format!("{g}{}", c.fragment()),
+                None => g,
+            };
+            Ok((r, LocRef::Global(g)))
+        }
+        reg => Ok((r, reg)),
+    }
+}
+
 fn reg_loc(i: In) -> PResult<LocRef> {
     let (r, p) = alt((digit1, preceded(char('P'), digit1)))(i)?;
     let (r, _) = pair(blanks, char(':'))(r)?;
@@ -423,7 +439,7 @@ fn locations(i: In) -> PResult<Vec<LocRef>> {
         if let Ok((r, _)) = char::<_, super::error::ParseError>(']')(r) {
             return Ok((r, locs));
         }
-        let (r, l) = expect("a location", location)(r)?;
+        let (r, l) = expect("a location", cell_location)(r)?;
         locs.push(l);
         // An optional type (`int`, `*`), which only affects how herd prints values.
         let (r, _) = iws(r)?;
@@ -546,7 +562,7 @@ fn fault_atom(i: In) -> PResult<Prop> {
 }
 
 fn atom(i: In) -> PResult<Prop> {
-    let (r, lhs) = location(i)?;
+    let (r, lhs) = cell_location(i)?;
     let (r, _) = iws(r)?;
     let (r, ne) = alt((
         map(sym("!="), |_| true),

@@ -1,7 +1,7 @@
 //! Pieces shared by the assembly dialects: running a thread's lines with labels and
 //! herd's loop bound, value arithmetic on addresses, and the choice explorer used by tests.
 
-use super::{Deps, Stop, TVal, Tracer, Value};
+use super::{Deps, Stop, Symbols, TVal, Tracer, Value};
 use crate::litmus::ast::{AsmThread, Instr, Span};
 use std::collections::HashMap;
 
@@ -139,6 +139,25 @@ pub fn arith(op: &str, a: Value, b: Value) -> Result<Value, Stop> {
     })
 }
 
+/// `a + b` where `a` may be an address: an array's base plus a byte offset is the cell
+/// there (see [`Symbols::offset`]); anything else is plain [`arith`].
+pub fn add_addr(symbols: &Symbols, a: Value, b: Value) -> Result<Value, Stop> {
+    match (a, b) {
+        (Value::Addr(l), Value::Int(k)) | (Value::Int(k), Value::Addr(l)) if k != 0 => {
+            symbols.offset(l, k).map(Value::Addr).ok_or_else(|| {
+                Stop::error(
+                    None,
+                    format!(
+                        "address {}+{k} is not a location of the test",
+                        symbols.name(l)
+                    ),
+                )
+            })
+        }
+        _ => arith("add", a, b),
+    }
+}
+
 /// `a op b` as a traced value.
 pub fn arith_t(op: &str, a: TVal, b: TVal) -> Result<TVal, Stop> {
     Ok(a.with(arith(op, a.v, b.v)?, b))
@@ -248,6 +267,7 @@ pub mod testing {
             "ctrl" => "ctrl",
             "rmw" => "rmw",
             "iico_data" => "iico_data",
+            "iico_order" => "iico_order",
             "pick-addr-dep" => "pick-addr-dep",
             "pick-data-dep" => "pick-data-dep",
             "pick-ctrl-dep" => "pick-ctrl-dep",

@@ -42,20 +42,66 @@ impl Value {
 }
 
 /// The names of the test's global locations; `LocId(i)` is `names[i]`.
+///
+/// An array `int x[2]` is one location per cell, as herd has it for tests that are not
+/// mixed-size: `x` (cell 0) and `x[1]`; [`Symbols::offset`] maps a base address plus a
+/// byte offset to its cell.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
     names: Vec<String>,
+    arrays: Vec<Array>,
+}
+
+/// The cells of one array, in order, and the size in bytes of each.
+#[derive(Clone, Debug)]
+struct Array {
+    cells: Vec<LocId>,
+    elem_bytes: i64,
 }
 
 impl Symbols {
     pub fn intern(&mut self, name: &str) -> LocId {
-        if let Some(i) = self.names.iter().position(|n| n == name) {
-            return LocId(i as u32);
+        if let Some(l) = self.get(name) {
+            return l;
         }
         self.names.push(name.to_string());
         LocId(self.names.len() as u32 - 1)
     }
+    /// Intern array `name` of `len` cells of `elem_bytes` bytes each: `name` is cell 0,
+    /// `name[i]` cell `i`. Returns the cells.
+    pub fn intern_array(&mut self, name: &str, len: usize, elem_bytes: i64) -> Vec<LocId> {
+        let cells: Vec<LocId> = (0..len.max(1))
+            .map(|i| match i {
+                0 => self.intern(name),
+                _ => self.intern(&format!("{name}[{i}]")),
+            })
+            .collect();
+        self.arrays.push(Array {
+            cells: cells.clone(),
+            elem_bytes: elem_bytes.max(1),
+        });
+        cells
+    }
+
+    /// The location `bytes` bytes after `l`: `l` itself for 0, otherwise a cell of the
+    /// same array; `None` when that falls outside every array or between cells.
+    pub fn offset(&self, l: LocId, bytes: i64) -> Option<LocId> {
+        if bytes == 0 {
+            return Some(l);
+        }
+        self.arrays.iter().find_map(|a| {
+            let i = a.cells.iter().position(|&c| c == l)? as i64;
+            if bytes % a.elem_bytes != 0 {
+                return None;
+            }
+            let j = usize::try_from(i + bytes / a.elem_bytes).ok()?;
+            a.cells.get(j).copied()
+        })
+    }
+
+    /// The location of `name`; `x[0]` is the array `x`'s first cell, `x`.
     pub fn get(&self, name: &str) -> Option<LocId> {
+        let name = name.strip_suffix("[0]").unwrap_or(name);
         self.names
             .iter()
             .position(|n| n == name)
@@ -234,6 +280,11 @@ pub struct Tracer<'a> {
     rels: Vec<(&'static str, u32, u32)>,
     ctrl: Deps,
     instr: u32,
+    /// Emit herd's register events (see [`Tracer::reg_event`]): set for models that
+    /// compute dependencies themselves (`catdep`).
+    pub reg_events: bool,
+    /// Register events so far: (register key, event index).
+    reg_log: Vec<(u32, usize)>,
 }
 
 /// Most events a thread may have (the width of [`Deps`]).
@@ -256,6 +307,8 @@ impl<'a> Tracer<'a> {
             rels: Vec::new(),
             ctrl: Deps::NONE,
             instr: 0,
+            reg_events: false,
+            reg_log: Vec::new(),
         }
     }
 
@@ -403,6 +456,34 @@ impl<'a> Tracer<'a> {
         &mut self.events
     }
 
+    /// A read (`Rreg`) or write (`Wreg`) of the register numbered `key`, as herd records
+    /// them for models that compute dependencies (aarch64deps.cat). Neither R nor W nor
+    /// M: a [`Kind::Special`] event without a location, related by `loc` to the thread's
+    /// other accesses to the same register (herd's `same-gpr` is `loc` on them).
+    pub fn reg_event(&mut self, write: bool, key: u32) -> Result<usize, Stop> {
+        let ev = EventData {
+            kind: Kind::Special,
+            loc: None,
+            val: None,
+            tags: vec![if write { "Wreg" } else { "Rreg" }.to_string()],
+            instr: 0,
+        };
+        let i = self.event(ev, Deps::NONE, Deps::NONE)?;
+        self.relate("loc", i, i);
+        let same: Vec<usize> = self
+            .reg_log
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|&(_, j)| j)
+            .collect();
+        for j in same {
+            self.relate("loc", i, j);
+            self.relate("loc", j, i);
+        }
+        self.reg_log.push((key, i));
+        Ok(i)
+    }
+
     /// The run is complete: package it.
     pub fn finish(self, regs: BTreeMap<String, Value>) -> ThreadExec {
         let mut rels = self.rels;
@@ -425,4 +506,24 @@ pub struct ThreadInit<'a> {
     /// `proc:reg = value` entries of the init block for this thread.
     pub regs: BTreeMap<String, Value>,
     pub symbols: &'a Symbols,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn array_cells_are_locations_reached_by_byte_offsets() {
+        let mut s = Symbols::default();
+        let y = s.intern("y");
+        let cells = s.intern_array("x", 3, 4);
+        assert_eq!(s.name(cells[2]), "x[2]");
+        assert_eq!(s.get("x[0]"), Some(cells[0]));
+        assert_eq!(s.offset(cells[0], 8), Some(cells[2]));
+        assert_eq!(s.offset(cells[2], -4), Some(cells[1]));
+        assert_eq!(s.offset(cells[0], 2), None);
+        assert_eq!(s.offset(cells[2], 4), None);
+        assert_eq!(s.offset(y, 4), None);
+        assert_eq!(s.offset(y, 0), Some(y));
+    }
 }
