@@ -2,6 +2,10 @@
 
 mod cli;
 
+/// Candidates and model evaluation allocate many small bit matrices: a fast allocator pays.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Stack for the main work: models recurse (herd's cat library builds coherence orders
 /// recursively), and a large test must not abort.
 const STACK: usize = 1 << 30;

@@ -14,6 +14,7 @@ pub mod library;
 mod native;
 mod parse;
 mod prune;
+mod stable;
 #[cfg(test)]
 mod tests;
 mod value;
@@ -45,10 +46,56 @@ pub struct Primitives<'a> {
     pub events: &'a [EventInfo],
     pub symbols: &'a Symbols,
     /// `_` (all events), `R`, `W`, `M`, `F`, `B`, `IW`, `FW`, and one set per tag.
-    pub sets: HashMap<String, Set>,
+    pub sets: Named<'a, Set>,
     /// `po`, `addr`, `data`, `ctrl`, `rmw`, `loc`, `int`, `ext`, `id`, `rf`,
     /// `iico_data`, `iico_ctrl`, `same-instance`, ...
-    pub rels: HashMap<String, Rel>,
+    pub rels: Named<'a, Rel>,
+}
+
+/// A map from names to values in two layers: a base shared by many candidates (everything
+/// that does not depend on rf or the final writes) and the few values of this candidate.
+pub struct Named<'a, T> {
+    base: Option<&'a NameMap<T>>,
+    own: Vec<(String, T)>,
+}
+
+/// The shared layer of [`Named`].
+pub type NameMap<T> = HashMap<String, T, rustc_hash::FxBuildHasher>;
+
+impl<'a, T> Named<'a, T> {
+    /// `own` on top of `base`.
+    pub fn layered(base: &'a NameMap<T>, own: Vec<(String, T)>) -> Named<'a, T> {
+        Named {
+            base: Some(base),
+            own,
+        }
+    }
+    pub fn get(&self, name: &str) -> Option<&T> {
+        self.own
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+            .or_else(|| self.base.and_then(|b| b.get(name)))
+    }
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
+    /// Every name, this candidate's first.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.own
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .chain(self.base.into_iter().flat_map(|b| b.keys().map(String::as_str)))
+    }
+}
+
+impl<T> FromIterator<(String, T)> for Named<'_, T> {
+    fn from_iter<I: IntoIterator<Item = (String, T)>>(it: I) -> Self {
+        Named {
+            base: None,
+            own: it.into_iter().collect(),
+        }
+    }
 }
 
 /// Which kind of check failed.
@@ -125,6 +172,23 @@ pub struct Model {
     variants: Vec<String>,
     /// Library functions run natively, by the position of their `fun`.
     natives: Vec<(ast::Pos, native::Native)>,
+    /// Cache slot of each top-level binding whose value is the same in every candidate of
+    /// one combination of thread runs, by the binding's address (see [`stable`]).
+    cache_keys: HashMap<usize, u32>,
+}
+
+/// Values of a model's rf-independent bindings, shared by the candidates of one
+/// combination of thread runs; [`RunCache::clear`] it when the runs change.
+pub struct RunCache<'m> {
+    vals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
+    /// The SC-per-location check guarding each `with` site (static: never cleared).
+    guards: std::cell::RefCell<HashMap<usize, Option<&'m ast::Test>>>,
+}
+
+impl RunCache<'_> {
+    pub fn clear(&self) {
+        self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
+    }
 }
 
 struct LoadedFile {
@@ -153,6 +217,12 @@ impl Model {
         Self::load_main(main, opts)
     }
 
+    /// Whether the model computes dependencies itself (herd's `catdep`, as aarch64.cat):
+    /// the engine must then provide register events and their dataflow.
+    pub fn catdep(&self) -> bool {
+        self.files.iter().any(|f| f.prog.catdep)
+    }
+
     /// A model given as text (`opts.cat` names it in messages); its `include`s are looked
     /// up in `opts.include_dirs`, then among the shipped files.
     pub fn from_source(text: &str, opts: &ModelOptions) -> Result<Model, CatError> {
@@ -178,6 +248,7 @@ impl Model {
                 .map(|v| v.to_ascii_lowercase())
                 .collect(),
             natives: Vec::new(),
+            cache_keys: HashMap::new(),
         };
         let dirs = &opts.include_dirs;
         let main_dir = main.dir();
@@ -302,6 +373,17 @@ impl Model {
             .iter()
             .flat_map(|f| native::find(&f.path, &f.prog.body, name))
             .collect();
+        self.cache_keys = stable::stable_bindings(self);
+    }
+
+    /// Whether a variant condition holds for this model's variants.
+    fn variant_holds(&self, c: &ast::VariantCond) -> bool {
+        match c {
+            ast::VariantCond::Variant(v) => self.has_variant(v),
+            ast::VariantCond::Not(a) => !self.variant_holds(a),
+            ast::VariantCond::And(a, b) => self.variant_holds(a) && self.variant_holds(b),
+            ast::VariantCond::Or(a, b) => self.variant_holds(a) || self.variant_holds(b),
+        }
     }
 
     /// Whether `f` is a library function with a native implementation.
@@ -345,7 +427,27 @@ impl Model {
         p: &Primitives,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
-        let cx = eval::Ctx::new(self, p);
+        self.run_cached(p, None, report)
+    }
+
+    /// A cache for [`Model::run_cached`].
+    pub fn new_cache(&self) -> RunCache<'_> {
+        RunCache {
+            vals: std::cell::RefCell::new(vec![None; self.cache_keys.len()]),
+            guards: Default::default(),
+        }
+    }
+
+    /// Like [`Model::run`], reusing the rf-independent values in `cache`, which must have
+    /// been filled only by candidates with the same events and the same primitives but
+    /// `rf` and `FW`.
+    pub fn run_cached<'m>(
+        &'m self,
+        p: &Primitives,
+        cache: Option<&RunCache<'m>>,
+        report: &mut dyn FnMut(Verdict) -> bool,
+    ) -> Result<(), CatError> {
+        let cx = eval::Ctx::new(self, p, cache);
         let progs: Vec<&[Ins]> = self
             .order
             .iter()

@@ -3,10 +3,10 @@
 
 use super::program::Program;
 use super::threads::ThreadRuns;
-use crate::cat::{EventInfo, Primitives};
+use crate::cat::{EventInfo, NameMap, Named, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, LocId, ThreadExec, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// One candidate, as handed to the model and to the outcome.
 pub struct Candidate<'a> {
@@ -234,17 +234,13 @@ fn combo(
                 }
                 final_mem.push((*l, events[w].val.unwrap_or(Value::ZERO)));
             }
-            let mut sets = base.0.clone();
-            sets.insert("FW".into(), fw);
-            let mut rels = base.1.clone();
-            rels.insert("rf".into(), rf.clone());
             let cand = Candidate {
                 prims: Primitives {
                     n,
                     events: &events,
                     symbols: &p.symbols,
-                    sets,
-                    rels,
+                    sets: Named::layered(&base.0, vec![("FW".into(), fw)]),
+                    rels: Named::layered(&base.1, vec![("rf".into(), rf.clone())]),
                 },
                 runs: runs.to_vec(),
                 final_mem,
@@ -275,7 +271,7 @@ fn advance(pick: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
     false
 }
 
-type Base = (HashMap<String, Set>, HashMap<String, Rel>);
+type Base = (NameMap<Set>, NameMap<Rel>);
 
 /// The sets and relations that do not depend on rf or the final writes.
 fn base_primitives(
@@ -287,7 +283,7 @@ fn base_primitives(
 ) -> Base {
     let n = events.len();
     let nloc = p.symbols.len();
-    let mut sets: HashMap<String, Set> = HashMap::new();
+    let mut sets: NameMap<Set> = NameMap::default();
     let of = |k: Kind| Set::from_iter(n, (0..n).filter(|&i| events[i].kind == k));
     let r = of(Kind::Read);
     let w = of(Kind::Write);
@@ -310,7 +306,7 @@ fn base_primitives(
         }
     }
 
-    let mut rels: HashMap<String, Rel> = HashMap::new();
+    let mut rels: NameMap<Rel> = NameMap::default();
     rels.insert("id".into(), Rel::identity(&Set::full(n)));
     let mut po = Rel::empty(n);
     let mut int = Rel::empty(n);
