@@ -1,0 +1,188 @@
+//! The engine end to end on small tests written here: final states, witness counts, the
+//! condition's quantifiers, filters, loops, explanations and graphs.
+
+use litmus::litmus::parse;
+use litmus::model::{self, Loaded, Request};
+use litmus::outcome::{Judgement, Options, judge};
+use litmus::report;
+
+fn shipped(name: &str) -> Loaded {
+    model::load_shipped(name, &Request::default()).unwrap()
+}
+
+fn run(src: &str, model: &str) -> (litmus::litmus::ast::Test, Judgement) {
+    let t = parse(src).unwrap();
+    let m = shipped(model);
+    let j = judge(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap();
+    (t, j)
+}
+
+fn states(j: &Judgement) -> Vec<String> {
+    j.states
+        .iter()
+        .map(|s| report::herd::show_state(j, s))
+        .collect()
+}
+
+const SB_X86: &str = "X86 SB
+{ x=0; y=0; }
+ P0          | P1          ;
+ MOV [x],$1  | MOV [y],$1  ;
+ MOV EAX,[y] | MOV EAX,[x] ;
+exists (0:EAX=0 /\\ 1:EAX=0)
+";
+
+#[test]
+fn store_buffering_is_allowed_by_tso_with_every_state() {
+    let (t, j) = run(SB_X86, "x86tso");
+    assert_eq!(
+        states(&j),
+        [
+            "0:EAX=0; 1:EAX=0;",
+            "0:EAX=0; 1:EAX=1;",
+            "0:EAX=1; 1:EAX=0;",
+            "0:EAX=1; 1:EAX=1;"
+        ]
+    );
+    assert_eq!(
+        (j.witnesses(), j.observation(), j.ok()),
+        ((1, 3), "Sometimes", true)
+    );
+    let block = report::herd::block(&t, &j);
+    let lines: Vec<&str> = block.lines().filter(|l| !l.starts_with("Time")).collect();
+    assert_eq!(lines[0], "Test SB Allowed");
+    assert_eq!(lines[1], "States 4");
+    assert_eq!(lines[6], "Ok");
+    assert_eq!(lines[7], "Witnesses");
+    assert_eq!(lines[8], "Positive: 1 Negative: 3");
+    assert_eq!(lines[9], "Condition exists (0:EAX=0 /\\ 1:EAX=0)");
+    assert_eq!(lines[10], "Observation SB Sometimes 1 3");
+}
+
+#[test]
+fn mfences_forbid_store_buffering_and_the_explanation_names_the_cycle() {
+    let src = SB_X86.replace(
+        "MOV EAX,[y] | MOV EAX,[x] ;",
+        "MFENCE      | MFENCE      ;\n MOV EAX,[y] | MOV EAX,[x] ;",
+    );
+    let (t, j) = run(&src, "x86tso");
+    assert_eq!(
+        (j.witnesses(), j.observation(), j.ok()),
+        ((0, 3), "Never", false)
+    );
+    let why = report::explain(&t, &j);
+    assert!(why.starts_with("Forbidden by"), "{why}");
+    assert!(why.contains("fr") && why.contains("po"), "{why}");
+    let dot = report::graph(&t, &j).unwrap();
+    assert!(
+        dot.starts_with("digraph") && dot.contains("cluster_p0") && dot.contains("penwidth=3"),
+        "{dot}"
+    );
+}
+
+#[test]
+fn not_exists_swaps_the_witness_counts_and_forall_needs_every_execution() {
+    let (_, j) = run(&SB_X86.replace("exists", "~exists"), "x86tso");
+    assert_eq!(
+        (j.witnesses(), j.observation(), j.ok()),
+        ((3, 1), "Sometimes", false)
+    );
+    let (_, j) = run(
+        &SB_X86.replace(
+            "exists (0:EAX=0 /\\ 1:EAX=0)",
+            "forall (0:EAX=1 \\/ 1:EAX=1 \\/ 0:EAX=0)",
+        ),
+        "x86tso",
+    );
+    assert_eq!(
+        (j.witnesses(), j.observation(), j.ok()),
+        ((4, 0), "Always", true)
+    );
+}
+
+#[test]
+fn filter_drops_executions_before_the_model() {
+    let src = SB_X86.replace("exists", "filter (0:EAX=1)\nexists");
+    let (_, j) = run(&src, "x86tso");
+    assert_eq!(states(&j), ["0:EAX=1; 1:EAX=0;", "0:EAX=1; 1:EAX=1;"]);
+}
+
+#[test]
+fn values_computed_from_reads_reach_other_threads() {
+    // P1 writes what it read plus one; P0 sees 0, 1 or 2 in x over two hops.
+    let src = "C chain
+{}
+P0(int *x, int *y)
+{
+	WRITE_ONCE(*x, 1);
+}
+P1(int *x, int *y)
+{
+	int r0;
+	r0 = READ_ONCE(*x);
+	WRITE_ONCE(*y, r0 + 1);
+}
+P2(int *y)
+{
+	int r1;
+	r1 = READ_ONCE(*y);
+}
+exists (2:r1=2)
+";
+    let (_, j) = run(src, "lkmm");
+    let s = states(&j).join(" | ");
+    for v in ["2:r1=0;", "2:r1=1;", "2:r1=2;"] {
+        assert!(s.contains(v), "{v} missing from {s}");
+    }
+    assert_eq!(j.observation(), "Sometimes");
+}
+
+#[test]
+fn locations_and_memory_appear_in_states() {
+    let src = SB_X86.replace("exists", "locations [x;]\nexists");
+    let (_, j) = run(&src, "x86tso");
+    assert!(
+        states(&j).iter().all(|s| s.ends_with("[x]=1;")),
+        "{:?}",
+        states(&j)
+    );
+}
+
+#[test]
+fn a_loop_past_the_bound_is_reported_as_loop() {
+    let src = "C spin
+{}
+P0(int *x)
+{
+	int r0;
+	r0 = READ_ONCE(*x);
+	while (r0 == 0) {
+		r0 = READ_ONCE(*x);
+	}
+}
+P1(int *x)
+{
+	WRITE_ONCE(*x, 1);
+}
+exists (0:r0=1)
+";
+    let (t, j) = run(src, "lkmm");
+    assert!(j.cut);
+    assert!(report::herd::block(&t, &j).contains("\nLoop Ok\n"));
+}
+
+#[test]
+fn the_same_question_in_two_languages_shares_a_table_row() {
+    use litmus::report::table::{Row, TableCell, render};
+    let (_, a) = run(SB_X86, "x86tso");
+    let rows = vec![Row {
+        name: "SB".into(),
+        cells: vec![vec![], vec![("SB".into(), TableCell::Judged(&a))]],
+    }];
+    let out = render(&["lkmm".into(), "x86tso".into()], &rows);
+    let line = out.lines().nth(2).unwrap();
+    assert!(
+        line.starts_with("SB") && line.contains("-") && line.contains("allowed (4 states)"),
+        "{out}"
+    );
+}
