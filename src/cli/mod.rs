@@ -4,6 +4,7 @@
 mod bench;
 mod check;
 mod diag;
+mod explore;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -23,6 +24,9 @@ struct Cli {
 enum Cmd {
     /// Judge tests under one or more models and report which final states each allows.
     Check(Box<CheckArgs>),
+    /// Browse a test's candidate executions interactively: why an outcome is forbidden,
+    /// how it is reached.
+    Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
     /// Parse tests and print them back in canonical herd syntax.
@@ -111,6 +115,7 @@ pub fn main(args: Vec<String>) -> i32 {
     match cli.cmd {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
+        Cmd::Explore(a) => explore::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }

@@ -2,6 +2,7 @@
 //! the final states of consistent executions, how many satisfy the condition, the flags.
 
 pub mod cond;
+pub mod explore;
 pub mod graph;
 
 use graph::ExecGraph;
@@ -152,9 +153,10 @@ pub fn judge(
         }
         let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
         let mut keep = true;
-        if !c.runs.iter().map(|r| *r as *const _).eq(cached_runs.iter().copied()) {
+        let ids: Vec<_> = c.runs.iter().map(|&r| std::ptr::from_ref(r)).collect();
+        if ids != cached_runs {
             cache.clear();
-            cached_runs = c.runs.iter().map(|r| *r as *const _).collect();
+            cached_runs = ids;
         }
         let res = model.run_cached(&c.prims, Some(&cache), &mut |v: Verdict| {
             match &v.failed {
@@ -210,7 +212,7 @@ fn settles(q: Quantifier, sat: bool) -> bool {
 }
 
 /// A location's final value in a candidate.
-fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
+pub(crate) fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
     match l {
         LocRef::Reg { proc, reg } => {
             let Some(t) = p.test.threads.iter().position(|t| t.proc() == *proc) else {
@@ -239,7 +241,7 @@ fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
 /// Name the relations along a forbidding cycle. A step of the check's relation that is
 /// not a base relation is expanded into the shortest path of base edges (po, rf, co, fr,
 /// dependencies) between its ends, so the cycle reads like herd's `Fre PodWW Rfe ...`.
-fn explain(c: &Candidate, v: &Verdict, f: &crate::cat::Failure) -> Explanation {
+pub(crate) fn explain(c: &Candidate, v: &Verdict, f: &crate::cat::Failure) -> Explanation {
     let graph = ExecGraph::of(c, v);
     let cycle = f.cycle.as_deref().unwrap_or_default();
     let mut steps = Vec::new();

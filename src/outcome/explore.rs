@@ -1,0 +1,216 @@
+//! Every (candidate, verdict) pair of a test, kept for browsing: where `judge` folds the
+//! candidates into herd's summary, this keeps each one's graph, final state and verdict so
+//! that an engineer can see how an outcome is reached or why it is rejected.
+
+use super::graph::ExecGraph;
+use super::{Options, State, cond, explain, lookup, shown_locations};
+use crate::cat::{Model, Verdict};
+use crate::exec::{Candidate, EngineError, Program, candidate, threads};
+use crate::litmus::ast::Test;
+use crate::sem::{Symbols, c::Macros};
+use std::time::Instant;
+
+/// One candidate execution under one branch of the model.
+#[derive(Clone, Debug)]
+pub struct ExecRecord {
+    /// Which candidate (in visiting order) this is; a model that enumerates choices of its
+    /// own (`co`, ...) gives several records per candidate.
+    pub candidate: usize,
+    pub state: State,
+    /// The condition's proposition holds in the final state.
+    pub sat: bool,
+    /// Flags the model raised (consistent executions only, as herd).
+    pub flags: Vec<String>,
+    /// `None`: every check passed.
+    pub rejected: Option<Rejection>,
+    pub graph: ExecGraph,
+}
+
+/// The check that rejected an execution, and its cycle in base edges (see `explain`).
+#[derive(Clone, Debug)]
+pub struct Rejection {
+    pub check: String,
+    /// Each event of the cycle with the relations leading to the next one; empty for a
+    /// check without a cycle (emptiness, irreflexivity without a witness).
+    pub cycle: Vec<(usize, String)>,
+}
+
+impl ExecRecord {
+    pub fn consistent(&self) -> bool {
+        self.rejected.is_none()
+    }
+}
+
+/// The executions of a test, in the order `judge` visits them.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    pub records: Vec<ExecRecord>,
+    /// `false` when `limit` stopped the enumeration early.
+    pub complete: bool,
+    /// Candidates cut off by the unrolling bound (never judged, as herd's `Loop`).
+    pub cut: usize,
+    pub symbols: Symbols,
+}
+
+impl Exploration {
+    /// A final state as herd prints it: `0:r0=1; [x]=2;`.
+    pub fn show_state(&self, s: &State) -> String {
+        s.iter()
+            .map(|(l, v)| format!("{}={};", cond::show_loc(l), self.symbols.show(*v)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Run the model on the candidates of `test` and keep up to `limit` executions, rejected
+/// ones included (those that the test's `filter` excludes are skipped, as in `judge`).
+pub fn executions(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+    limit: usize,
+) -> Result<Exploration, EngineError> {
+    let mut prog = Program::new(test, macros)?;
+    prog.reg_events = model.catdep();
+    let runs = threads::enumerate(&prog, opts.unroll)?;
+    let shown = shown_locations(test);
+    let mut out = Exploration {
+        records: Vec::new(),
+        complete: true,
+        cut: 0,
+        symbols: prog.symbols.clone(),
+    };
+    let mut err = None;
+    let mut timed_out = false;
+    let mut ordinal = 0;
+    candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
+        if opts.deadline.is_some_and(|d| Instant::now() > d) {
+            timed_out = true;
+            return false;
+        }
+        if c.runs.iter().any(|r| r.cut) {
+            out.cut += 1;
+            return true;
+        }
+        let look = |l: &crate::litmus::ast::LocRef| lookup(&prog, c, l);
+        if let Some(f) = &test.filter
+            && !cond::eval(f, &look, &prog.symbols)
+        {
+            return true;
+        }
+        ordinal += 1;
+        let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
+        let state: State = shown.iter().map(|l| (l.clone(), look(l))).collect();
+        let res = model.run(&c.prims, &mut |v: Verdict| {
+            if out.records.len() >= limit {
+                out.complete = false;
+                return false;
+            }
+            let (graph, rejected) = match &v.failed {
+                None => (ExecGraph::of(c, &v), None),
+                Some(f) => {
+                    let e = explain(c, &v, f);
+                    let r = Rejection {
+                        check: e.check,
+                        cycle: e.cycle,
+                    };
+                    (e.graph, Some(r))
+                }
+            };
+            out.records.push(ExecRecord {
+                candidate: ordinal,
+                state: state.clone(),
+                sat,
+                flags: if rejected.is_none() {
+                    v.flags
+                } else {
+                    Vec::new()
+                },
+                rejected,
+                graph,
+            });
+            true
+        });
+        if let Err(e) = res {
+            err = Some(e);
+            return false;
+        }
+        out.complete
+    });
+    if let Some(e) = err {
+        return Err(EngineError::new(e.to_string()));
+    }
+    if timed_out {
+        return Err(EngineError::new("timed out"));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::load_shipped;
+    use crate::outcome::judge;
+
+    const MP: &str = "PPC MP+lwsync+addr
+{ 0:r2=x; 0:r4=y; 1:r2=x; 1:r4=y; }
+ P0           | P1            ;
+ li r1,1      | lwz r1,0(r4)  ;
+ stw r1,0(r2) | xor r5,r1,r1  ;
+ lwsync       | lwzx r3,r5,r2 ;
+ li r3,1      |               ;
+ stw r3,0(r4) |               ;
+exists (1:r1=1 /\\ 1:r3=0)
+";
+
+    fn explore(src: &str, limit: usize) -> (Exploration, crate::outcome::Judgement) {
+        let t = crate::litmus::parse(src).expect("parses");
+        let m = load_shipped("power", &Default::default()).expect("model");
+        let o = Options::default();
+        let x = executions(&t, &m.model, None, &o, limit).expect("runs");
+        let j = judge(&t, &m.model, None, &o).expect("judges");
+        (x, j)
+    }
+
+    #[test]
+    fn agrees_with_judge() {
+        let (x, j) = explore(MP, usize::MAX);
+        assert!(x.complete);
+        let ok: Vec<_> = x.records.iter().filter(|r| r.consistent()).collect();
+        assert_eq!(ok.iter().filter(|r| r.sat).count(), j.sat);
+        assert_eq!(ok.iter().filter(|r| !r.sat).count(), j.unsat);
+        let states: std::collections::BTreeSet<_> = ok.iter().map(|r| r.state.clone()).collect();
+        assert_eq!(states, j.states);
+    }
+
+    #[test]
+    fn the_forbidden_outcome_is_rejected_with_a_cycle() {
+        let (x, j) = explore(MP, usize::MAX);
+        let bad: Vec<_> = x.records.iter().filter(|r| r.sat).collect();
+        assert!(!bad.is_empty());
+        let want = j.forbidden_by.expect("forbidden");
+        for r in bad {
+            let why = r.rejected.as_ref().expect("rejected");
+            assert_eq!(why.check, want.check);
+            assert!(why.cycle.len() >= 2);
+            // Each step names an edge of this execution's graph.
+            for (k, (a, rel)) in why.cycle.iter().enumerate() {
+                let b = why.cycle[(k + 1) % why.cycle.len()].0;
+                let first = rel.split('|').next().unwrap();
+                assert!(r.graph.between(*a, b).contains(&first), "{a}->{b} {rel}");
+            }
+        }
+        assert_eq!(
+            x.show_state(&x.records[0].state).matches(';').count(),
+            x.records[0].state.len()
+        );
+    }
+
+    #[test]
+    fn limit_stops_early() {
+        let (x, _) = explore(MP, 2);
+        assert_eq!(x.records.len(), 2);
+        assert!(!x.complete);
+    }
+}
