@@ -36,6 +36,25 @@ pub struct Loaded {
     pub arches: Option<Vec<Arch>>,
 }
 
+impl Loaded {
+    /// Whether this model speaks the test's language; the error says which it speaks.
+    pub fn covers(&self, t: &crate::litmus::ast::Test) -> Result<(), String> {
+        match &self.arches {
+            Some(arches) if !arches.contains(&t.arch) => {
+                let names: Vec<&str> = arches.iter().map(|a| a.name()).collect();
+                Err(format!(
+                    "model {} covers {}, but test {} is {}",
+                    self.label,
+                    names.join(", "),
+                    t.name,
+                    t.arch.name()
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 struct Shipped {
     name: &'static str,
     /// Variants always on (herd's `-variant`), as the official configuration sets them.

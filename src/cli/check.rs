@@ -2,7 +2,7 @@
 
 use super::{CheckArgs, diag, litmus_files};
 use litmus::litmus::ast::Test;
-use litmus::model::{self as models, Loaded, Request};
+use litmus::model::{self as models, Loaded};
 use litmus::outcome::{self, Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
@@ -46,14 +46,14 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let mut status = 0;
     // Models.
-    let user = match models::load_files(&request(a)) {
+    let user = match models::load_files(&a.m.request()) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
     };
-    let choice = match (&user, &a.model) {
+    let choice = match (&user, &a.m.model) {
         (Some(_), _) => Choice::Files,
         (None, None) => Choice::ByArch,
         (None, Some(m)) if m == "all" => Choice::Named(models::all_names()),
@@ -105,7 +105,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     };
     let mut loaded: BTreeMap<&'static str, Loaded> = BTreeMap::new();
     for n in needed {
-        match models::load_shipped(n, &request(a)) {
+        match models::load_shipped(n, &a.m.request()) {
             Ok(m) => {
                 loaded.insert(n, m);
             }
@@ -232,17 +232,8 @@ pub fn run(a: &CheckArgs) -> i32 {
 }
 
 fn judge_one(t: &Test, m: &Loaded, opts: &Options, timeout: Option<Duration>) -> Cell {
-    if let Some(arches) = &m.arches
-        && !arches.contains(&t.arch)
-    {
-        let names: Vec<&str> = arches.iter().map(|a| a.name()).collect();
-        return Cell::Failed(format!(
-            "model {} covers {}, but test {} is {}",
-            m.label,
-            names.join(", "),
-            t.name,
-            t.arch.name()
-        ));
+    if let Err(e) = m.covers(t) {
+        return Cell::Failed(e);
     }
     let mut o = opts.clone();
     o.deadline = timeout.map(|d| Instant::now() + d);
@@ -252,17 +243,6 @@ fn judge_one(t: &Test, m: &Loaded, opts: &Options, timeout: Option<Duration>) ->
             Cell::Done(Box::new(j))
         }
         Err(e) => Cell::Failed(e.to_string()),
-    }
-}
-
-fn request(a: &CheckArgs) -> Request {
-    Request {
-        conf: a.conf.clone(),
-        cat: a.cat.clone(),
-        bell: a.bell.clone(),
-        macros: a.macros.clone(),
-        variants: a.variant.clone(),
-        include: a.include.clone(),
     }
 }
 

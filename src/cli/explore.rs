@@ -9,7 +9,7 @@ use app::{App, Effect, Header};
 use clap::Args;
 use crossterm::event::{self, Event, KeyEventKind};
 use litmus::litmus::ast::Test;
-use litmus::model::{self as models, Loaded, Request};
+use litmus::model::{self as models, Loaded};
 use litmus::outcome::{self, Options, explore::Exploration};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -18,27 +18,8 @@ use std::path::{Path, PathBuf};
 pub struct ExploreArgs {
     /// A litmus file.
     pub file: PathBuf,
-    /// Model: lkmm, x86tso, armv8, power (or an alias). Default: the test's architecture picks.
-    #[arg(long, short = 'm')]
-    pub model: Option<String>,
-    /// A herd7 configuration file (`-conf linux-kernel.cfg`).
-    #[arg(long)]
-    pub conf: Option<PathBuf>,
-    /// A cat model file (herd7's `-model`).
-    #[arg(long = "cat")]
-    pub cat: Option<PathBuf>,
-    /// A bell file (herd7's `-bell`).
-    #[arg(long)]
-    pub bell: Option<PathBuf>,
-    /// A macro file for C tests (herd7's `-macros`).
-    #[arg(long)]
-    pub macros: Option<PathBuf>,
-    /// Model variants (herd7's `-variant`), comma-separated.
-    #[arg(long)]
-    pub variant: Vec<String>,
-    /// Folders searched for included cat files.
-    #[arg(short = 'I', long = "include")]
-    pub include: Vec<PathBuf>,
+    #[command(flatten)]
+    pub m: super::ModelArgs,
     /// Loop unrolling bound.
     #[arg(long, default_value_t = 2)]
     pub unroll: u32,
@@ -93,18 +74,11 @@ fn explore(a: &ExploreArgs) -> Result<(), String> {
 
 /// The model the test is judged under, as `check` picks it.
 fn load_model(a: &ExploreArgs, test: &Test) -> Result<Loaded, String> {
-    let req = Request {
-        conf: a.conf.clone(),
-        cat: a.cat.clone(),
-        bell: a.bell.clone(),
-        macros: a.macros.clone(),
-        variants: a.variant.clone(),
-        include: a.include.clone(),
-    };
+    let req = a.m.request();
     if let Some(m) = models::load_files(&req)? {
         return Ok(m);
     }
-    let name = match &a.model {
+    let name = match &a.m.model {
         None => models::default_for(test.arch),
         Some(n) => models::canonical(n).ok_or_else(|| {
             format!(
@@ -114,18 +88,7 @@ fn load_model(a: &ExploreArgs, test: &Test) -> Result<Loaded, String> {
         })?,
     };
     let m = models::load_shipped(name, &req).map_err(|e| format!("error: model {name}: {e}"))?;
-    if let Some(arches) = &m.arches
-        && !arches.contains(&test.arch)
-    {
-        let names: Vec<&str> = arches.iter().map(|a| a.name()).collect();
-        return Err(format!(
-            "error: model {} covers {}, but test {} is {}",
-            m.label,
-            names.join(", "),
-            test.name,
-            test.arch.name()
-        ));
-    }
+    m.covers(test).map_err(|e| format!("error: {e}"))?;
     Ok(m)
 }
 

@@ -37,11 +37,9 @@ enum Cmd {
     },
 }
 
+/// Which model judges the tests, in herd7's terms (shared by `check` and `explore`).
 #[derive(Args, Clone)]
-pub struct CheckArgs {
-    /// Litmus files, or folders searched for `*.litmus`.
-    #[arg(required = true)]
-    pub paths: Vec<PathBuf>,
+pub struct ModelArgs {
     /// Model(s): lkmm, x86tso, armv8, power (aliases: linux-kernel, tso, aarch64, arm64, ppc,
     /// powerpc), a comma-separated list, or `all`. Default: the test's architecture picks.
     #[arg(long, short = 'm')]
@@ -64,6 +62,28 @@ pub struct CheckArgs {
     /// Folders searched for included cat files.
     #[arg(short = 'I', long = "include")]
     pub include: Vec<PathBuf>,
+}
+
+impl ModelArgs {
+    pub fn request(&self) -> litmus::model::Request {
+        litmus::model::Request {
+            conf: self.conf.clone(),
+            cat: self.cat.clone(),
+            bell: self.bell.clone(),
+            macros: self.macros.clone(),
+            variants: self.variant.clone(),
+            include: self.include.clone(),
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+pub struct CheckArgs {
+    /// Litmus files, or folders searched for `*.litmus`.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub m: ModelArgs,
     /// Loop unrolling bound.
     #[arg(long, default_value_t = 2)]
     pub unroll: u32,
