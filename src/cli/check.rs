@@ -8,6 +8,7 @@ use litmus::report;
 use litmus::report::table::{Row, TableCell};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -127,7 +128,19 @@ pub fn run(a: &CheckArgs) -> i32 {
         deadline: None,
     };
     let timeout = a.timeout.map(Duration::from_secs_f64);
+    // A progress bar for long batches, on a terminal only (never in piped or CI output).
+    let bar = (tests.len() > 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(tests.len() as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
     let results: Vec<Vec<Cell>> = map(&tests, parallel, |(_, t)| {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
         let models: Vec<&Loaded> = match &choice {
             Choice::Named(n) => n.iter().map(|k| &loaded[k]).collect(),
             Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
@@ -145,6 +158,9 @@ pub fn run(a: &CheckArgs) -> i32 {
             .collect()
     });
 
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let format = match a.format.as_str() {
         "auto" if columns.len() > 1 => "table",
         "auto" => "herd",
@@ -158,6 +174,13 @@ pub fn run(a: &CheckArgs) -> i32 {
                     status = 2;
                 }
                 Cell::Done(j) => {
+                    if j.cut {
+                        eprintln!(
+                            "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
+                            f.display(),
+                            a.unroll
+                        );
+                    }
                     if let Some(dir) = &a.graph
                         && let Err(e) = write_graph(dir, t, j, a.svg)
                     {

@@ -5,6 +5,13 @@
 //! atomic read and write tagged `X` in one instruction instance, which the enumerator
 //! pairs as `rmw`; the written value depends on the read (`data`, herd's internal RMW
 //! dependency). Fences are tagged `MFENCE`, `LFENCE`, `SFENCE`.
+//!
+//! `CMPXCHG ea,r` follows herd's X86_64 semantics (operands in herd's order, memory
+//! first; AT&T's `cmpxchg %r,mem` is accepted too): read `ea`, compare with `RAX`/`EAX`
+//! (which sets ZF), then write `r` to `ea` on success or the value read to `RAX` on
+//! failure. `LOCK CMPXCHG` makes its memory events `X`, so a success is an `rmw` pair
+//! and a failure a lone atomic read; without `LOCK` they are plain. herd has no 32-bit
+//! `X86` CMPXCHG ("not implemented"): we give it the same semantics, an extension.
 
 use super::asm_common::{Flow, arith_t, compare, exec, unsupported};
 use super::{Stop, TVal, ThreadInit, Tracer, Value};
@@ -79,6 +86,10 @@ impl State<'_> {
             .copied()
             .unwrap_or(TVal::int(0))
     }
+    /// The accumulator CMPXCHG compares with: `RAX` (`EAX` on X86).
+    fn acc(&self) -> String {
+        if self.att { "rax" } else { "EAX" }.to_string()
+    }
     fn set(&mut self, r: &str, v: TVal) {
         self.regs.insert(canon(r, self.att), v);
     }
@@ -123,7 +134,7 @@ fn mnemonic(op: &str, att: bool) -> (String, bool) {
     };
     if att {
         let known = [
-            "MOV", "XCHG", "ADD", "SUB", "XOR", "AND", "OR", "INC", "DEC", "CMP", "XADD",
+            "MOV", "XCHG", "ADD", "SUB", "XOR", "AND", "OR", "INC", "DEC", "CMPXCHG", "CMP", "XADD",
         ];
         for k in known {
             if let Some(s) = m.strip_prefix(k)
@@ -236,6 +247,7 @@ fn step(
             }
             Ok(Flow::Next)
         }
+        ("CMPXCHG", _) => cmpxchg(st, i, locked, t),
         ("CMP", [a, b]) => {
             let (va, vb) = (
                 st.src(a)?.ok_or_else(|| unsupported(i))?,
@@ -268,6 +280,38 @@ fn step(
     }
 }
 
+/// `CMPXCHG ea,r` (see the module doc). Operands as written: herd's order `ea,r` in
+/// both syntaxes; when one operand is memory it is `ea` whatever its position.
+fn cmpxchg(st: &mut State, i: &Instr, locked: bool, t: &mut Tracer) -> Result<Flow, Stop> {
+    let (ea, r) = match i.args.as_slice() {
+        [m @ Operand::Mem(_), Operand::Reg(r)] | [Operand::Reg(r), m @ Operand::Mem(_)] => (m, r),
+        [ea @ Operand::Reg(_), Operand::Reg(r)] => (ea, r),
+        _ => return Err(unsupported(i)),
+    };
+    let acc = st.acc();
+    let tags: &[&str] = if locked { &["X"] } else { &[] };
+    let (loc, v_ea) = match ea {
+        Operand::Mem(m) => {
+            let a = st.addr(m)?;
+            (Some(a), t.read(a, tags)?.1)
+        }
+        Operand::Reg(e) => (None, st.reg(e)),
+        _ => return Err(unsupported(i)),
+    };
+    let v_acc = st.reg(&acc);
+    let ord = compare(v_ea.v, v_acc.v)?;
+    st.flags = Some((ord, v_ea.with(v_ea.v, v_acc)));
+    let v_r = st.reg(r);
+    match (ord == Ordering::Equal, loc, ea) {
+        (true, Some(a), _) => {
+            t.write(a, v_r, tags)?;
+        }
+        (true, None, Operand::Reg(e)) => st.set(e, v_r),
+        _ => st.set(&acc, v_ea),
+    }
+    Ok(Flow::Next)
+}
+
 fn fence(t: &mut Tracer, tag: &str) -> Result<Flow, Stop> {
     t.fence(&[tag])?;
     Ok(Flow::Next)
@@ -275,8 +319,8 @@ fn fence(t: &mut Tracer, tag: &str) -> Result<Flow, Stop> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Kind;
     use super::super::asm_common::testing::*;
+    use super::super::{Kind, ThreadExec};
     use super::*;
 
     fn mem_sym(s: &str) -> Operand {
@@ -351,6 +395,107 @@ mod tests {
             );
             assert_eq!(r.events[1].val, Some(Value::Int(1)));
             assert_eq!(r.regs["EAX"], r.events[0].val.unwrap());
+        }
+    }
+
+    /// `CMPXCHG` runs with `x` holding 0, 1 or 2, the accumulator 0 and the source 5.
+    fn cmpxchg_runs(arch: Arch, op: &str, args: Vec<Operand>) -> Vec<ThreadExec> {
+        let syms = syms(&["x"]);
+        let th = thread(0, vec![(None, op, args)]);
+        let (acc, src) = if arch == Arch::X86 {
+            ("EAX", "EBX")
+        } else {
+            ("rax", "rbx")
+        };
+        explore(
+            run,
+            arch,
+            &th,
+            &[(acc, Value::Int(0)), (src, Value::Int(5))],
+            &syms,
+        )
+    }
+
+    #[test]
+    fn lock_cmpxchg_succeeds_with_an_rmw_pair_or_fails_with_a_read() {
+        let runs = cmpxchg_runs(
+            Arch::X86_64,
+            "lock cmpxchgq",
+            vec![mem_sym("x"), Operand::Reg("%rbx".into())],
+        );
+        assert_eq!(runs.len(), 3);
+        for r in &runs {
+            let read = r.events[0].val.unwrap();
+            assert!(r.events.iter().all(|e| e.tags == vec!["X"]));
+            if read == Value::Int(0) {
+                // Success: the source is written, RAX untouched.
+                assert_eq!(kinds(r), vec![Kind::Read, Kind::Write]);
+                assert_eq!(r.events[1].val, Some(Value::Int(5)));
+                assert_eq!(r.events[0].instr, r.events[1].instr);
+                assert_eq!(r.regs["rax"], Value::Int(0));
+            } else {
+                // Failure: a lone locked read; RAX takes the value read.
+                assert_eq!(kinds(r), vec![Kind::Read]);
+                assert_eq!(r.regs["rax"], read);
+            }
+        }
+    }
+
+    #[test]
+    fn cmpxchg_without_lock_is_plain_and_att_order_is_accepted() {
+        let runs = cmpxchg_runs(
+            Arch::X86_64,
+            "cmpxchgl",
+            vec![Operand::Reg("%ebx".into()), mem_sym("x")],
+        );
+        assert_eq!(runs.len(), 3);
+        for r in &runs {
+            assert!(r.events.iter().all(|e| e.tags.is_empty()));
+        }
+        let ok: Vec<_> = runs
+            .iter()
+            .filter(|r| r.events[0].val == Some(Value::Int(0)))
+            .collect();
+        assert_eq!(ok.len(), 1);
+        assert_eq!(kinds(ok[0]), vec![Kind::Read, Kind::Write]);
+    }
+
+    #[test]
+    fn cmpxchg_sets_zf_for_a_following_jump() {
+        let syms = syms(&["x"]);
+        let th = thread(
+            0,
+            vec![
+                (
+                    None,
+                    "LOCK CMPXCHG",
+                    vec![mem_sym("x"), Operand::Reg("EBX".into())],
+                ),
+                (None, "JNE", vec![Operand::Sym("L".into())]),
+                (
+                    None,
+                    "MOV",
+                    vec![Operand::Reg("ECX".into()), Operand::Imm(1)],
+                ),
+                (Some("L"), "NOP", vec![]),
+            ],
+        );
+        let runs = explore(
+            run,
+            Arch::X86,
+            &th,
+            &[("EAX", Value::Int(1)), ("EBX", Value::Int(2))],
+            &syms,
+        );
+        assert_eq!(runs.len(), 3);
+        for r in &runs {
+            let ok = r.events[0].val == Some(Value::Int(1));
+            assert_eq!(r.regs.get("ECX").copied() == Some(Value::Int(1)), ok);
+            assert_eq!(
+                r.regs["EAX"],
+                r.events[0].val.unwrap(),
+                "EAX: the value read"
+            );
         }
     }
 

@@ -29,6 +29,12 @@ const PUNCTS: [&str; 29] = [
     "/", "%", "&", "|", "^", "~", "!", "=", "<", ">", "?", ":",
 ];
 
+/// `a.starts_with(b)` for the one- and two-byte operators, without a call to `memcmp`.
+#[inline]
+fn starts_with(a: &[u8], b: &[u8]) -> bool {
+    a.len() >= b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 fn err(span: Span, msg: impl Into<String>) -> SemError {
     SemError {
         span: Some(span),
@@ -36,70 +42,66 @@ fn err(span: Span, msg: impl Into<String>) -> SemError {
     }
 }
 
+/// Cuts `src` into tokens, walking its bytes (columns count characters).
 fn lex(src: &str) -> Result<Lexed, SemError> {
-    let chars: Vec<char> = src.chars().collect();
+    let b = src.as_bytes();
     let (mut i, mut line, mut col) = (0, 1u32, 1u32);
-    let mut toks = Vec::new();
-    // Advance over `n` characters, keeping line/column up to date.
-    let step = |i: &mut usize, line: &mut u32, col: &mut u32, n: usize| {
-        for _ in 0..n {
-            if chars[*i] == '\n' {
+    let mut toks = Vec::with_capacity(src.len() / 4);
+    // Line/column after the bytes `from..to`.
+    let step = |from: usize, to: usize, line: &mut u32, col: &mut u32| {
+        for &c in &b[from..to] {
+            if c == b'\n' {
                 *line += 1;
                 *col = 1;
-            } else {
+            } else if c & 0xC0 != 0x80 {
                 *col += 1;
             }
-            *i += 1;
         }
     };
-    while i < chars.len() {
-        let c = chars[i];
+    let end_of =
+        |i: usize, f: &dyn Fn(u8) -> bool| i + b[i..].iter().take_while(|&&c| f(c)).count();
+    while i < b.len() {
+        let c = b[i];
         let span = Span { line, col };
-        let rest: String = chars[i..(i + 2).min(chars.len())].iter().collect();
-        if c.is_whitespace() {
-            step(&mut i, &mut line, &mut col, 1);
-        } else if rest == "//" {
-            while i < chars.len() && chars[i] != '\n' {
-                step(&mut i, &mut line, &mut col, 1);
+        let next = b.get(i + 1).copied();
+        // Where this token, blank or comment ends.
+        let to = if c.is_ascii_whitespace() {
+            i + 1
+        } else if c == b'/' && next == Some(b'/') {
+            end_of(i, &|c| c != b'\n')
+        } else if c == b'/' && next == Some(b'*') {
+            match src[i + 2..].find("*/") {
+                Some(k) => i + 2 + k + 2,
+                None => return Err(err(span, "unterminated comment")),
             }
-        } else if rest == "/*" {
-            step(&mut i, &mut line, &mut col, 2);
-            loop {
-                if i + 1 >= chars.len() {
-                    return Err(err(span, "unterminated comment"));
-                }
-                if chars[i] == '*' && chars[i + 1] == '/' {
-                    step(&mut i, &mut line, &mut col, 2);
-                    break;
-                }
-                step(&mut i, &mut line, &mut col, 1);
-            }
-        } else if c.is_ascii_alphabetic() || c == '_' {
-            let n = chars[i..]
-                .iter()
-                .take_while(|c| c.is_ascii_alphanumeric() || **c == '_')
-                .count();
-            toks.push((Tok::Name(chars[i..i + n].iter().collect()), span));
-            step(&mut i, &mut line, &mut col, n);
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let to = end_of(i, &|c| c.is_ascii_alphanumeric() || c == b'_');
+            toks.push((Tok::Name(src[i..to].to_string()), span));
+            to
         } else if c.is_ascii_digit() {
-            let n = chars[i..]
-                .iter()
-                .take_while(|c| c.is_ascii_alphanumeric())
-                .count();
-            let text: String = chars[i..i + n].iter().collect();
+            let to = end_of(i, &|c| c.is_ascii_alphanumeric());
+            let text = &src[i..to];
             let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
                 Some(hex) => i64::from_str_radix(hex, 16),
                 None => text.parse(),
             }
             .map_err(|_| err(span, format!("bad number `{text}`")))?;
             toks.push((Tok::Int(v), span));
-            step(&mut i, &mut line, &mut col, n);
-        } else if let Some(p) = PUNCTS.iter().find(|p| rest.starts_with(**p)) {
+            to
+        } else if let Some(p) = PUNCTS.iter().find(|p| starts_with(&b[i..], p.as_bytes())) {
             toks.push((Tok::Punct(p), span));
-            step(&mut i, &mut line, &mut col, p.len());
+            i + p.len()
         } else {
-            return Err(err(span, format!("unexpected character `{c}`")));
-        }
+            match src[i..].chars().next() {
+                Some(ch) if ch.is_whitespace() => i + ch.len_utf8(),
+                ch => {
+                    let ch = ch.unwrap_or('?');
+                    return Err(err(span, format!("unexpected character `{ch}`")));
+                }
+            }
+        };
+        step(i, to, &mut line, &mut col);
+        i = to;
     }
     Ok(Lexed {
         toks,
@@ -162,7 +164,7 @@ impl Parser {
         self.toks.get(self.pos).map_or(self.end, |t| t.1)
     }
     fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Punct(q)) if *q == p)
+        matches!(self.peek(), Some(Tok::Punct(q)) if starts_with(q.as_bytes(), p.as_bytes()) && q.len() == p.len())
     }
     fn eat(&mut self, p: &str) -> bool {
         let yes = self.is(p);
@@ -519,13 +521,15 @@ impl Parser {
                 let (l, v) = (args.next(), args.next());
                 Ex::Xchg(b(l.unwrap_or(Ex::Int(0))), b(v.unwrap_or(Ex::Int(0))), a)
             }
-            "__cmpxchg" | "__atomic_add_unless" => {
+            "__cmpxchg" | "__atomic_add_unless" | "__try_cmpxchg" => {
                 let a = self.annot()?;
                 let mut args = self.args_n(3)?.into_iter().map(Box::new);
                 let mut next = || args.next().unwrap_or(b(Ex::Int(0)));
                 let (x, y, z) = (next(), next(), next());
                 if n == "__cmpxchg" {
                     Ex::CmpXchg(x, y, z, a)
+                } else if n == "__try_cmpxchg" {
+                    Ex::TryCmpXchg(x, y, z, a)
                 } else {
                     Ex::AddUnless(x, y, z, a)
                 }

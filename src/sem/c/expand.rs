@@ -135,6 +135,14 @@ impl Defs {
             },
             Ex::Xchg(l, v, a) => Ex::Xchg(b(l)?, b(v)?, a.clone()),
             Ex::CmpXchg(l, o, n, a) => Ex::CmpXchg(b(l)?, b(o)?, b(n)?, a.clone()),
+            Ex::TryCmpXchg(l, p, n, a) => Ex::TryCmpXchg(b(l)?, b(p)?, b(n)?, a.clone()),
+            // `&V` for a formal `V` is the address of what the caller passed.
+            Ex::LocalAddr(r, sp) => match s.frame.and_then(|f| f.get(r)) {
+                Some(Ex::Reg(r2, sp2)) => Ex::LocalAddr(r2.clone(), *sp2),
+                Some(Ex::Load(addr, a)) if a.is_empty() => (**addr).clone(),
+                Some(_) => return Err(err(s.at.or(Some(*sp)), format!("`&{r}`: not an lvalue"))),
+                None => e.clone(),
+            },
             Ex::AtomicRet {
                 loc,
                 op,

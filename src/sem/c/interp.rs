@@ -549,7 +549,15 @@ impl<'t, 'a> Interp<'t, 'a> {
                 format!("macro `{name}` was not expanded"),
             )),
             Ex::Xchg(loc, val, a) => self.xchg(loc, val, a, port),
-            Ex::CmpXchg(loc, old, new, a) => self.cmpxchg(loc, old, new, a),
+            Ex::CmpXchg(loc, old, new, a) => {
+                let l = self.expr(loc, Port::Addr)?;
+                let o = self.expr(old, Port::No)?;
+                self.cmpxchg(l, &o, new, a)
+            }
+            Ex::TryCmpXchg(loc, oldp, new, a) => self.try_cmpxchg(loc, oldp, new, a),
+            Ex::LocalAddr(r, _) => Err(self.error(format!(
+                "`&{r}`: the address of a local is only allowed as try_cmpxchg's second argument"
+            ))),
             Ex::AtomicRet {
                 loc,
                 op,
@@ -626,9 +634,7 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     /// `__cmpxchg{a}(loc, old, new)`: on success an atomic read and write, otherwise a
     /// lone atomic read (which linux-kernel.bell tells apart as a failed RMW).
-    fn cmpxchg(&mut self, loc: &Ex, old: &Ex, new: &Ex, a: &Annot) -> R<Val> {
-        let l = self.expr(loc, Port::Addr)?;
-        let o = self.expr(old, Port::No)?;
+    fn cmpxchg(&mut self, l: Val, o: &Val, new: &Ex, a: &Annot) -> R<Val> {
         let (arok, awok) = self.rmw_annots(a);
         // herd builds both outcomes and keeps the one the value read agrees with; here
         // the read comes first and its value decides.
@@ -650,6 +656,43 @@ impl<'t, 'a> Interp<'t, 'a> {
             self.mb_fences(w)?;
         }
         Ok(Val::event(got, r, Port::No))
+    }
+
+    /// `__try_cmpxchg{a}(loc, oldp, new)`, our extension: the kernel's macro, which
+    /// expands to `o = *oldp; r = cmpxchg(loc, o, new); if (r != o) *oldp = r; r == o`.
+    /// The cmpxchg's events are `__cmpxchg{a}`'s; `oldp` is `&local` (no event) or a
+    /// pointer to memory, read before and written after it, plainly.
+    fn try_cmpxchg(&mut self, loc: &Ex, oldp: &Ex, new: &Ex, a: &Annot) -> R<Val> {
+        let l = self.expr(loc, Port::Addr)?;
+        let (o, mem) = match oldp {
+            Ex::LocalAddr(r, s) => (self.expr(&Ex::Reg(r.clone(), *s), Port::No)?, None),
+            p => {
+                let p = self.expr(p, Port::Addr)?;
+                let i = self.read(&p, &Vec::new(), false)?;
+                self.begin_instr();
+                (Val::event(self.read_value(i), i, Port::No), Some(p))
+            }
+        };
+        let got = self.cmpxchg(l, &o, new, a)?;
+        let ok = got.v == o.v;
+        if !ok {
+            match (oldp, mem) {
+                (Ex::LocalAddr(r, _), _) => {
+                    let reg = Reg {
+                        v: got.v,
+                        deps: got.all(),
+                        taint: got.taint.union(self.taint).union(got.all()),
+                    };
+                    self.regs.insert(r.clone(), reg);
+                }
+                (_, Some(p)) => {
+                    self.begin_instr();
+                    self.store(&p, &got, &Vec::new())?;
+                }
+                _ => {}
+            }
+        }
+        Ok(got.join(&o, Value::Int(ok as i64)))
     }
 
     /// herd's `build_atomic_op`: read, compute, write. Returns the new value (sourced

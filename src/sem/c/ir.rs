@@ -40,6 +40,11 @@ pub enum Ex {
     Xchg(Box<Ex>, Box<Ex>, Annot),
     /// `__cmpxchg{a}(loc, old, new)`
     CmpXchg(Box<Ex>, Box<Ex>, Box<Ex>, Annot),
+    /// `__try_cmpxchg{a}(loc, oldp, new)` (our extension, the kernel's `try_cmpxchg`):
+    /// `oldp` is a [`Ex::LocalAddr`] or a pointer to memory.
+    TryCmpXchg(Box<Ex>, Box<Ex>, Box<Ex>, Annot),
+    /// `&r` for a local `r`: only meaningful as the `oldp` of [`Ex::TryCmpXchg`].
+    LocalAddr(String, Span),
     /// `__atomic_op_return{a}(loc, op, val)` (`fetch` false) or `__atomic_fetch_op` (true).
     AtomicRet {
         loc: Box<Ex>,
@@ -197,6 +202,8 @@ fn lower_expr(e: &ast::Expr, span: Span) -> Result<Ex, LowerError> {
         E::Unary(UnOp::AddrOf, a) => match &**a {
             // `&*e` is `e`; herd's C has no other address-of.
             E::Unary(UnOp::Deref, inner) => lower_expr(inner, span)?,
+            // A local's address, for try_cmpxchg's `&old`.
+            E::Var(r, s) => Ex::LocalAddr(r.clone(), *s),
             _ => {
                 return Err((
                     span,

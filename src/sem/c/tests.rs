@@ -494,7 +494,7 @@ fn macro_files_parse_or_report_positions() {
     ] {
         assert!(m.defines(name), "{name}");
     }
-    assert!(!m.defines("cpu_relax"));
+    assert!(!m.defines("cpu_relaxed"));
     let e = Macros::parse("OK(X) __load{ONCE}(X)\nBAD(X) { __store{ONCE}(X); }\n").unwrap_err();
     assert_eq!(e.span.map(|s| (s.line, s.col)), Some((2, 25)));
     let m = Macros::parse(
@@ -527,4 +527,112 @@ fn addresses_take_a_zero_offset_only() {
     assert_eq!(rel(&rs[1], "addr"), [(0, 1)]);
     let c = Case::new(&test_src("P0(int *y) { int *r1; r1 = y + 1; }"));
     assert!(matches!(c.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("address")));
+}
+
+#[test]
+fn try_cmpxchg_updates_old_on_failure() {
+    let c = Case::new(&test_src(
+        "P0(int *x) { int old; int ok; old = 0; ok = try_cmpxchg_acquire(x, &old, 5); }",
+    ))
+    .domain("x", &["0", "3"]);
+    let rs = ok_runs(c.runs(0));
+    assert_eq!(rs.len(), 2);
+    // Success: cmpxchg's read and write, old unchanged, result 1.
+    let ok = &rs[0];
+    assert_eq!(ok.events.len(), 2);
+    assert_eq!(tags(&ok.events[0]), ["ACQUIRE", "annot", "X", "RMW", "NA"]);
+    assert_eq!(tags(&ok.events[1]), ["ACQUIRE", "annot", "X", "RMW", "NA"]);
+    assert_eq!(ok.events[1].val, Some(Value::Int(5)));
+    assert_eq!(rel(ok, "rmw"), [(0, 1)]);
+    assert_eq!(
+        (reg(ok, "ok"), reg(ok, "old")),
+        (Value::Int(1), Value::Int(0))
+    );
+    // Failure: a lone read; old takes the value read, result 0.
+    let no = &rs[1];
+    assert_eq!(no.events.len(), 1);
+    assert_eq!(tags(&no.events[0]), ["ACQUIRE", "annot", "X", "RMW", "NA"]);
+    assert_eq!(
+        (reg(no, "ok"), reg(no, "old")),
+        (Value::Int(0), Value::Int(3))
+    );
+}
+
+#[test]
+fn try_cmpxchg_result_carries_the_read_into_ctrl() {
+    let c = Case::new(&test_src(
+        "P0(atomic_t *l, int *y) { int v; v = 0; \
+         if (atomic_try_cmpxchg(l, &v, 1)) { WRITE_ONCE(*y, 1); } }",
+    ));
+    let rs = ok_runs(c.runs(0));
+    assert_eq!(rs.len(), 2);
+    let ok = &rs[0];
+    assert_eq!(tags(&ok.events[0]), ["MB", "annot", "X", "RMW", "NA"]);
+    assert_eq!(ok.events[2].loc, c.loc("y"));
+    assert!(rel(ok, "ctrl").contains(&(0, 2)));
+    assert_eq!(rs[1].events.len(), 1, "failure: the branch is not taken");
+}
+
+#[test]
+fn try_cmpxchg_through_a_pointer_reads_and_writes_it() {
+    let c = Case::new(&test_src(
+        "P0(int *x, int *o) { int ok; ok = try_cmpxchg_relaxed(x, o, 2); }",
+    ))
+    .domain("x", &["0", "1"])
+    .domain("o", &["1"]);
+    let rs = ok_runs(c.runs(0));
+    assert_eq!(rs.len(), 2);
+    // *o reads 1; x reads 0 (fails, *o = 0) or 1 (succeeds, x = 2).
+    let kinds = |x: &ThreadExec| x.events.iter().map(|e| e.kind).collect::<Vec<_>>();
+    assert_eq!(kinds(&rs[0]), [Kind::Read, Kind::Read, Kind::Write]);
+    assert_eq!(rs[0].events[2].loc, c.loc("o"));
+    assert_eq!(rs[0].events[2].val, Some(Value::Int(0)));
+    assert_eq!(reg(&rs[0], "ok"), Value::Int(0));
+    assert_eq!(rs[1].events[2].loc, c.loc("x"));
+    assert_eq!(reg(&rs[1], "ok"), Value::Int(1));
+    assert!(po(&rs[0], 0, 1) && po(&rs[0], 1, 2));
+}
+
+#[test]
+fn address_of_a_local_elsewhere_is_an_error() {
+    let c = Case::new(&test_src("P0(int *x) { int r0; int r1; r1 = &r0; }"));
+    assert!(matches!(&c.runs(0)[..], [Err(Stop::Error(_))]));
+}
+
+#[test]
+fn cpu_relax_is_a_compiler_barrier() {
+    let c = Case::new(&test_src("P0(int *x) { cpu_relax(); }"));
+    let x = c.only_run(0);
+    assert_eq!(x.events.len(), 1);
+    assert_eq!(x.events[0].kind, Kind::Fence);
+    assert_eq!(tags(&x.events[0]), ["barrier", "annot", "NA"]);
+}
+
+#[test]
+fn every_rmw_family_is_defined() {
+    let m = Macros::lkmm();
+    for base in [
+        "xchg",
+        "cmpxchg",
+        "try_cmpxchg",
+        "atomic_xchg",
+        "atomic_cmpxchg",
+        "atomic_try_cmpxchg",
+        "atomic_add_return",
+        "atomic_sub_return",
+        "atomic_inc_return",
+        "atomic_dec_return",
+        "atomic_fetch_add",
+        "atomic_fetch_sub",
+        "atomic_fetch_inc",
+        "atomic_fetch_dec",
+        "atomic_fetch_and",
+        "atomic_fetch_or",
+        "atomic_fetch_xor",
+        "atomic_fetch_andnot",
+    ] {
+        for sfx in ["", "_relaxed", "_acquire", "_release"] {
+            assert!(m.defines(&format!("{base}{sfx}")), "{base}{sfx} missing");
+        }
+    }
 }
