@@ -25,11 +25,11 @@ impl Set {
         }
     }
     pub fn full(n: usize) -> Set {
-        let mut s = Set::empty(n);
-        for i in 0..n {
-            s.insert(i);
+        let mut w = vec![u64::MAX; words(n)];
+        if !n.is_multiple_of(64) {
+            w[n / 64] = (1 << (n % 64)) - 1;
         }
-        s
+        Set { n, w }
     }
     pub fn from_iter(n: usize, it: impl IntoIterator<Item = usize>) -> Set {
         let mut s = Set::empty(n);
@@ -72,7 +72,11 @@ impl Set {
         self.zip(o, |a, b| a & !b)
     }
     pub fn complement(&self) -> Set {
-        Set::full(self.n).diff(self)
+        let mut s = Set::full(self.n);
+        for (a, b) in s.w.iter_mut().zip(&self.w) {
+            *a &= !b;
+        }
+        s
     }
     pub fn is_subset(&self, o: &Set) -> bool {
         self.w.iter().zip(&o.w).all(|(a, b)| a & !b == 0)
@@ -215,11 +219,27 @@ impl Rel {
         }
     }
     pub fn complement(&self) -> Rel {
-        let full = Rel::cartesian(&Set::full(self.n), &Set::full(self.n));
-        full.diff(self)
+        let full = Set::full(self.n);
+        let mut r = self.clone();
+        for i in 0..self.n {
+            for (d, f) in r.row_mut(i).iter_mut().zip(&full.w) {
+                *d = !*d & f;
+            }
+        }
+        r
     }
     pub fn inverse(&self) -> Rel {
         let mut r = Rel::empty(self.n);
+        if self.ww == 1 {
+            for (a, &row) in self.m.iter().enumerate() {
+                let mut x = row;
+                while x != 0 {
+                    r.m[x.trailing_zeros() as usize] |= 1 << a;
+                    x &= x - 1;
+                }
+            }
+            return r;
+        }
         for (a, b) in self.pairs() {
             r.insert(b, a);
         }
@@ -228,6 +248,19 @@ impl Rel {
     /// `self ; o`
     pub fn compose(&self, o: &Rel) -> Rel {
         let mut r = Rel::empty(self.n);
+        if self.ww == 1 {
+            // One word per row (up to 64 events): OR the rows of the successors.
+            for (d, &row) in r.m.iter_mut().zip(&self.m) {
+                let mut x = row;
+                let mut acc = 0;
+                while x != 0 {
+                    acc |= o.m[x.trailing_zeros() as usize];
+                    x &= x - 1;
+                }
+                *d = acc;
+            }
+            return r;
+        }
         for i in 0..self.n {
             let (lo, hi) = (i * self.ww, (i + 1) * self.ww);
             for k in iter_bits(&self.m[lo..hi]) {
@@ -257,9 +290,9 @@ impl Rel {
     /// `[s] ; self`
     pub fn restrict_domain(&self, s: &Set) -> Rel {
         let mut r = Rel::empty(self.n);
+        let ww = self.ww;
         for i in s.iter() {
-            let src = self.row(i).to_vec();
-            r.row_mut(i).copy_from_slice(&src);
+            r.m[i * ww..(i + 1) * ww].copy_from_slice(&self.m[i * ww..(i + 1) * ww]);
         }
         r
     }
@@ -277,6 +310,20 @@ impl Rel {
     pub fn transitive_closure(&self) -> Rel {
         let mut r = self.clone();
         let ww = self.ww;
+        if ww == 1 {
+            for k in 0..self.n {
+                let (rowk, kb) = (r.m[k], 1u64 << k);
+                if rowk == 0 {
+                    continue;
+                }
+                for d in r.m.iter_mut() {
+                    if *d & kb != 0 {
+                        *d |= rowk;
+                    }
+                }
+            }
+            return r;
+        }
         for k in 0..self.n {
             let (kw, kb) = (k / 64, 1u64 << (k % 64));
             let rowk = r.row(k).to_vec();
@@ -473,6 +520,36 @@ mod tests {
         assert_eq!(a.inverse(), Rel::from_pairs(4, [(1, 0), (3, 2)]));
         assert_eq!(a.domain(), Set::from_iter(4, [0, 2]));
         assert_eq!(b.range(), Set::from_iter(4, [2, 0]));
+    }
+
+    /// The one-word-per-row paths (n <= 64) agree with the general ones (n > 64).
+    #[test]
+    fn one_word_rows_agree_with_wide_rows() {
+        let pairs: Vec<(usize, usize)> = (0..40).map(|k| (k * 7 % 10, k * 3 % 10)).collect();
+        let (a, b) = (
+            Rel::from_pairs(10, pairs.clone()),
+            Rel::from_pairs(10, [(1, 4), (4, 9)]),
+        );
+        let (wa, wb) = (
+            Rel::from_pairs(70, pairs),
+            Rel::from_pairs(70, [(1, 4), (4, 9)]),
+        );
+        let small = |r: &Rel| {
+            r.pairs()
+                .filter(|&(x, y)| x < 10 && y < 10)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(small(&a.compose(&b)), small(&wa.compose(&wb)));
+        assert_eq!(
+            small(&a.transitive_closure()),
+            small(&wa.transitive_closure())
+        );
+        assert_eq!(small(&a.inverse()), small(&wa.inverse()));
+        assert_eq!(small(&a.complement()), small(&wa.complement()));
+        assert_eq!(a.complement().len(), 100 - a.len());
+        assert_eq!(Set::full(10).len(), 10);
+        assert_eq!(Set::full(64).len(), 64);
+        assert_eq!(Set::from_iter(10, [2, 5]).complement().len(), 8);
     }
 
     #[test]

@@ -196,7 +196,6 @@ pub enum Ins {
 pub struct Program {
     pub title: Option<String>,
     /// `catdep`: the model computes dependencies itself (herd's `-variant deps`).
-    #[allow(dead_code)]
     pub catdep: bool,
     pub body: Vec<Ins>,
 }

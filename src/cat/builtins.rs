@@ -63,6 +63,23 @@ const PREDEFINED_SETS: &[&str] = &[
     "HU", "TLBI", "DC", "IC", "SRCU", "NDATA",
 ];
 
+/// Sets of herd's architecture descriptions that official models name (AArch64's TLBI
+/// and cache-maintenance kinds, memory attributes, ...): empty when no event has the tag.
+const ARCH_SETS: &[&str] = &[
+    "TLBInXS",
+    "TLBIIS",
+    "EXC-ENTRY",
+    "EXC-RET",
+    "SVC",
+    "TagCheck",
+    "Restricted-CMODX",
+    "PTEV",
+    "PTEINV",
+    "PTEAF0",
+    "D-PTE",
+    "I-PTE",
+];
+
 /// Relations herd always defines (see herd's model checker); absent ones are empty.
 const PREDEFINED_RELS: &[&str] = &[
     "addr",
@@ -91,6 +108,7 @@ const PREDEFINED_RELS: &[&str] = &[
 
 pub fn is_predefined_set(name: &str) -> bool {
     PREDEFINED_SETS.contains(&name)
+        || ARCH_SETS.contains(&name)
         || ["DMB.", "DSB.", "DC.", "IC.", "TLBI."]
             .iter()
             .any(|p| name.starts_with(p))

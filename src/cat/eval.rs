@@ -20,7 +20,9 @@ pub struct Ctx<'m, 'p> {
     pub m: &'m Model,
     pub p: &'p Primitives<'p>,
     pub n: usize,
-    globals: RefCell<Vec<Option<Value<'m>>>>,
+    /// Values of names the model does not bind, found so far in this run (those that
+    /// are the same in every candidate live in the run cache instead).
+    globals: RefCell<Vec<(Sym, Value<'m>)>>,
     full: OnceCell<Rc<Set>>,
     ident: OnceCell<Rc<Rel>>,
     unv: OnceCell<Rc<Rel>>,
@@ -45,7 +47,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             m,
             p,
             n: p.n,
-            globals: RefCell::new(vec![None; m.names.len()]),
+            globals: RefCell::new(Vec::new()),
             full: OnceCell::new(),
             ident: OnceCell::new(),
             unv: OnceCell::new(),
@@ -78,6 +80,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
             })
             .clone()
     }
+    pub fn cache(&self) -> Option<&'p RunCache<'m>> {
+        self.cache
+    }
     pub fn fresh_id(&self) -> u64 {
         NEXT_ID.with(|c| {
             let i = c.get();
@@ -107,7 +112,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let v = self.eval(&t.env, t.expr)?;
                 *t.cell.borrow_mut() = Some(Ok(v.clone()));
                 if let (Some(k), Some(c)) = (t.key, self.cache) {
-                    c.0.borrow_mut()[k as usize] = Some(v.clone());
+                    c.vals.borrow_mut()[k as usize] = Some(v.clone());
                 }
                 Ok(v)
             }
@@ -117,7 +122,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
     /// herd's predefined event sets that this candidate happens not to have.
     pub fn global(&self, x: Sym, pos: Pos) -> R<Value<'m>> {
-        if let Some(v) = &self.globals.borrow()[x.0 as usize] {
+        // Primitives other than rf and FW are the same in every candidate sharing a cache.
+        let shared = self.cache.filter(|_| !self.m.varying[x.0 as usize]);
+        if let Some(c) = shared {
+            if let Some(v) = &c.globals.borrow()[x.0 as usize] {
+                return Ok(v.clone());
+            }
+        } else if let Some((_, v)) = self.globals.borrow().iter().find(|(y, _)| *y == x) {
             return Ok(v.clone());
         }
         let name = self.m.names.name(x);
@@ -141,7 +152,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
         } else {
             return Err(self.err(pos, format!("unbound var: {name}")));
         };
-        self.globals.borrow_mut()[x.0 as usize] = Some(v.clone());
+        match shared {
+            Some(c) => c.globals.borrow_mut()[x.0 as usize] = Some(v.clone()),
+            None => self.globals.borrow_mut().push((x, v.clone())),
+        }
         Ok(v)
     }
 
@@ -712,7 +726,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                                     .copied()
                             });
                             let hit = key.and_then(|k| {
-                                self.cache.and_then(|c| c.0.borrow()[k as usize].clone())
+                                self.cache.and_then(|c| c.vals.borrow()[k as usize].clone())
                             });
                             match hit {
                                 Some(v) => Slot::Val(v),

@@ -6,6 +6,7 @@
 use super::ast::*;
 use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
+use super::prune::bound::Bounds;
 use super::prune::{Found, Roots, Scan};
 use super::value::*;
 use super::{CheckKind, Failure, Verdict};
@@ -224,7 +225,8 @@ impl<'m> Runner<'_, 'm, '_> {
                 let v = match cx.choices(&st.env, e)? {
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
-                        if let Some(f) = self.prune(&st.env, *x, &k, &mut fs)? {
+                        let sc = self.prune(&st.env, *x, &k, &mut fs)?;
+                        if let Some(f) = sc.or(self.prune_bounds(&st.env, *x, &k, &mut fs)) {
                             let v = self.verdict(st, Some(f));
                             if !(self.report)(v) {
                                 return Ok(Step::Done(false));
@@ -281,28 +283,29 @@ impl<'m> Runner<'_, 'm, '_> {
         let (Some(rf), Some(po_loc)) = (names.get("rf"), names.get("po-loc")) else {
             return Ok(None);
         };
-        let id = names.get("id").filter(|s| !cx.m.bound[s.0 as usize]);
-        let mut scan = Scan::new(
-            cx,
-            Roots {
-                co: x,
-                rf,
-                po_loc,
-                id,
-            },
-        );
-        let mut cur = k.0.clone();
-        let guard = loop {
-            let Some(node) = cur else { return Ok(None) };
-            match &node.0 {
-                Frame::Seq(b) => match scan.scan(b) {
-                    Found::Guard(t) => break t,
-                    Found::GiveUp => return Ok(None),
-                    Found::More => {}
-                },
+        // The guard depends only on where the `with` is: look for it once per run cache.
+        let site = match &k.0 {
+            Some(node) => match &node.0 {
+                Frame::Seq(b) => b.as_ptr() as usize,
                 _ => return Ok(None),
+            },
+            None => return Ok(None),
+        };
+        let cached = cx
+            .cache()
+            .and_then(|c| c.guards.borrow().get(&site).copied());
+        let guard = match cached {
+            Some(g) => g,
+            None => {
+                let g = self.find_guard(x, rf, po_loc, k);
+                if let Some(c) = cx.cache() {
+                    c.guards.borrow_mut().insert(site, g);
+                }
+                g
             }
-            cur = node.1.0.clone();
+        };
+        let Some(guard) = guard else {
+            return Ok(None);
         };
         let rel = |s: Sym| -> Option<Rc<Rel>> {
             let v = cx.lookup(env, s, Pos::default()).ok()?;
@@ -339,6 +342,76 @@ impl<'m> Runner<'_, 'm, '_> {
             name: guard.name.clone().unwrap_or_else(|| guard.text.clone()),
             cycle,
         }))
+    }
+
+    /// Drops the per-location orders that make any later check fail through lower bounds
+    /// (see [`super::prune::bound`]); returns the first such failure.
+    fn prune_bounds(
+        &self,
+        env: &Env<'m>,
+        x: Sym,
+        k: &Kont<'m>,
+        fs: &mut [Vec<Rc<Rel>>],
+    ) -> Option<Failure> {
+        let mut seqs = Vec::new();
+        let mut cur = k.0.clone();
+        while let Some(node) = cur {
+            let Frame::Seq(b) = &node.0 else { break };
+            seqs.push(*b);
+            cur = node.1.0.clone();
+        }
+        if std::env::var_os("NOB").is_some() || fs.is_empty() {
+            return None;
+        }
+        let b = Bounds::new(self.cx, env, x, &seqs);
+        static ST: std::sync::Mutex<[usize; 4]> = std::sync::Mutex::new([0; 4]);
+        let before: usize = fs.iter().map(|f| f.len()).product();
+        let r = if b.has_checks() { b.prune(fs) } else { None };
+        let after: usize = fs.iter().map(|f| f.len()).product();
+        let mut g = ST.lock().unwrap();
+        g[0] += 1;
+        g[1] += before;
+        g[2] += after;
+        g[3] = b.n_checks();
+        if g[0] % 1000 == 0 || std::env::var_os("DBG").is_some() {
+            eprintln!(
+                "sites {} before {} after {} checks {} fs {:?} {}",
+                g[0],
+                g[1],
+                g[2],
+                g[3],
+                fs.iter().map(|f| f.len()).collect::<Vec<_>>(), b.dbg()
+            );
+        }
+        r
+    }
+
+    /// The SC-per-location check that every branch of the `with` binding `x` runs, if any.
+    fn find_guard(&self, x: Sym, rf: Sym, po_loc: Sym, k: &Kont<'m>) -> Option<&'m Test> {
+        let cx = self.cx;
+        let id = cx.m.names.get("id").filter(|s| !cx.m.bound[s.0 as usize]);
+        let mut scan = Scan::new(
+            cx,
+            Roots {
+                co: x,
+                rf,
+                po_loc,
+                id,
+            },
+        );
+        let mut cur = k.0.clone();
+        loop {
+            let node = cur?;
+            match &node.0 {
+                Frame::Seq(b) => match scan.scan(b) {
+                    Found::Guard(t) => return Some(t),
+                    Found::GiveUp => return None,
+                    Found::More => {}
+                },
+                _ => return None,
+            }
+            cur = node.1.0.clone();
+        }
     }
 
     fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> R<Step<'m>> {

@@ -2,11 +2,12 @@
 
 use super::ast::Pos;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
-    Name(String),
-    Tag(String),
-    Str(String),
+/// A token borrows its text from the source, so lexing allocates only the token list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tok<'a> {
+    Name(&'a str),
+    Tag(&'a str),
+    Str(&'a str),
     /// A keyword (`let`, `acyclic`, ...).
     Kw(&'static str),
     /// Punctuation and operators: `( ) { } [ ] _ 0 | || & && * ~ + ++ ^ -1 \ ? = ; , ->`.
@@ -60,13 +61,45 @@ const SYMBOLS: &[&str] = &[
     "^", "\\", "?", "=", ";", ",",
 ];
 
-#[derive(Clone, Debug)]
-pub struct Token {
-    pub tok: Tok,
+#[derive(Clone, Copy, Debug)]
+pub struct Token<'a> {
+    pub tok: Tok<'a>,
     pub pos: Pos,
     /// Byte offsets of the token in the source.
     pub start: usize,
     pub end: usize,
+}
+
+/// The keyword spelled `s`, if it is one.
+fn keyword(s: &str) -> Option<&'static str> {
+    // Every keyword starts with a lower-case letter; most names do not.
+    if !s.as_bytes()[0].is_ascii_lowercase() {
+        return None;
+    }
+    let s = s.as_bytes();
+    KEYWORDS
+        .iter()
+        .find(|k| k.len() == s.len() && k.bytes().zip(s).all(|(x, &y)| x == y))
+        .copied()
+}
+
+/// The operator at the start of `b`, longest first.
+fn symbol(b: &[u8]) -> Option<&'static str> {
+    let two = match b {
+        [b'|', b'|', ..] => Some("||"),
+        [b'&', b'&', ..] => Some("&&"),
+        [b'+', b'+', ..] => Some("++"),
+        [b'-', b'1', ..] => Some("-1"),
+        [b'-', b'>', ..] => Some("->"),
+        _ => None,
+    };
+    two.or_else(|| {
+        let c = *b.first()?;
+        SYMBOLS
+            .iter()
+            .find(|s| s.len() == 1 && s.as_bytes()[0] == c)
+            .copied()
+    })
 }
 
 fn is_name_start(c: u8) -> bool {
@@ -78,9 +111,9 @@ fn is_name_char(c: u8) -> bool {
 }
 
 /// Cuts `src` into tokens; an error is `(pos, message)`.
-pub fn lex(src: &str, file: u32) -> Result<Vec<Token>, (Pos, String)> {
+pub fn lex(src: &str, file: u32) -> Result<Vec<Token<'_>>, (Pos, String)> {
     let b = src.as_bytes();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(src.len() / 4);
     let (mut i, mut line, mut bol) = (0usize, 1u32, 0usize);
     let pos_at = |i: usize, line: u32, bol: usize| Pos {
         file,
@@ -143,7 +176,7 @@ pub fn lex(src: &str, file: u32) -> Result<Vec<Token>, (Pos, String)> {
                 bol = i + 1 + k + 1;
             }
             i += j + 2;
-            Tok::Str(s.to_string())
+            Tok::Str(s)
         } else if c == b'\''
             || is_name_start(c)
             || (c == b'_' && b.get(i + 1).is_some_and(|&d| is_name_start(d)))
@@ -167,13 +200,13 @@ pub fn lex(src: &str, file: u32) -> Result<Vec<Token>, (Pos, String)> {
             }
             let s = &src[s0..i];
             if tag {
-                Tok::Tag(s.to_string())
-            } else if let Some(k) = KEYWORDS.iter().find(|k| **k == s) {
+                Tok::Tag(s)
+            } else if let Some(k) = keyword(s) {
                 Tok::Kw(k)
             } else {
-                Tok::Name(s.to_string())
+                Tok::Name(s)
             }
-        } else if let Some(s) = SYMBOLS.iter().find(|s| b[i..].starts_with(s.as_bytes())) {
+        } else if let Some(s) = symbol(&b[i..]) {
             i += s.len();
             Tok::Sym(s)
         } else {

@@ -82,10 +82,11 @@ impl<'a, T> Named<'a, T> {
     }
     /// Every name, this candidate's first.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.own
-            .iter()
-            .map(|(k, _)| k.as_str())
-            .chain(self.base.into_iter().flat_map(|b| b.keys().map(String::as_str)))
+        self.own.iter().map(|(k, _)| k.as_str()).chain(
+            self.base
+                .into_iter()
+                .flat_map(|b| b.keys().map(String::as_str)),
+        )
     }
 }
 
@@ -174,7 +175,10 @@ pub struct Model {
     natives: Vec<(ast::Pos, native::Native)>,
     /// Cache slot of each top-level binding whose value is the same in every candidate of
     /// one combination of thread runs, by the binding's address (see [`stable`]).
-    cache_keys: HashMap<usize, u32>,
+    cache_keys: rustc_hash::FxHashMap<usize, u32>,
+    /// Per symbol: whether it names a primitive that differs between the candidates
+    /// sharing a [`RunCache`] (`rf`, `FW`).
+    varying: Vec<bool>,
 }
 
 /// Values of a model's rf-independent bindings, shared by the candidates of one
@@ -183,11 +187,16 @@ pub struct RunCache<'m> {
     vals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
     /// The SC-per-location check guarding each `with` site (static: never cleared).
     guards: std::cell::RefCell<HashMap<usize, Option<&'m ast::Test>>>,
+    /// What the lower-bound pruning learnt about each `with` site (static: never cleared).
+    bounds: prune::bound::Memo,
+    /// Values of the names the model does not bind, by symbol, but for `varying` ones.
+    globals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
 }
 
 impl RunCache<'_> {
     pub fn clear(&self) {
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
+        self.globals.borrow_mut().iter_mut().for_each(|v| *v = None);
     }
 }
 
@@ -248,7 +257,8 @@ impl Model {
                 .map(|v| v.to_ascii_lowercase())
                 .collect(),
             natives: Vec::new(),
-            cache_keys: HashMap::new(),
+            cache_keys: Default::default(),
+            varying: Vec::new(),
         };
         let dirs = &opts.include_dirs;
         let main_dir = main.dir();
@@ -374,6 +384,9 @@ impl Model {
             .flat_map(|f| native::find(&f.path, &f.prog.body, name))
             .collect();
         self.cache_keys = stable::stable_bindings(self);
+        self.varying = (0..self.names.len())
+            .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
+            .collect();
     }
 
     /// Whether a variant condition holds for this model's variants.
@@ -435,6 +448,8 @@ impl Model {
         RunCache {
             vals: std::cell::RefCell::new(vec![None; self.cache_keys.len()]),
             guards: Default::default(),
+            bounds: Default::default(),
+            globals: std::cell::RefCell::new(vec![None; self.names.len()]),
         }
     }
 

@@ -4,12 +4,13 @@
 
 use super::ast::*;
 use super::lex::{Tok, Token, lex};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap;
+use std::collections::HashSet;
 
 /// The symbol table shared by every file of a model.
 #[derive(Default, Debug)]
 pub struct Names {
-    ids: HashMap<String, Sym>,
+    ids: FxHashMap<String, Sym>,
     names: Vec<String>,
 }
 
@@ -40,7 +41,7 @@ pub type ParseError = (Pos, String);
 
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<Token>,
+    toks: Vec<Token<'a>>,
     i: usize,
     names: &'a mut Names,
 }
@@ -70,29 +71,29 @@ fn show_tok(t: &Tok) -> String {
     }
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> &Tok {
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Tok<'a> {
         &self.toks[self.i].tok
     }
-    fn peek_at(&self, k: usize) -> &Tok {
+    fn peek_at(&self, k: usize) -> &Tok<'a> {
         let j = (self.i + k).min(self.toks.len() - 1);
         &self.toks[j].tok
     }
     fn pos(&self) -> Pos {
         self.toks[self.i].pos
     }
-    fn bump(&mut self) -> Tok {
-        let t = self.toks[self.i].tok.clone();
+    fn bump(&mut self) -> Tok<'a> {
+        let t = self.toks[self.i].tok;
         if self.i + 1 < self.toks.len() {
             self.i += 1;
         }
         t
     }
     fn is_sym(&self, s: &str) -> bool {
-        matches!(self.peek(), Tok::Sym(x) if *x == s)
+        matches!(self.peek(), Tok::Sym(x) if same(x, s))
     }
     fn is_kw(&self, s: &str) -> bool {
-        matches!(self.peek(), Tok::Kw(x) if *x == s)
+        matches!(self.peek(), Tok::Kw(x) if same(x, s))
     }
     fn eat_sym(&mut self, s: &str) -> bool {
         let b = self.is_sym(s);
@@ -129,7 +130,10 @@ impl Parser<'_> {
         }
     }
     fn name(&mut self) -> R<String> {
-        match self.peek().clone() {
+        self.name_str().map(str::to_string)
+    }
+    fn name_str(&mut self) -> R<&'a str> {
+        match *self.peek() {
             Tok::Name(s) => {
                 self.bump();
                 Ok(s)
@@ -138,14 +142,14 @@ impl Parser<'_> {
         }
     }
     fn var(&mut self) -> R<Sym> {
-        let s = self.name()?;
-        Ok(self.names.intern(&s))
+        let s = self.name_str()?;
+        Ok(self.names.intern(s))
     }
     fn string(&mut self) -> R<String> {
-        match self.peek().clone() {
+        match *self.peek() {
             Tok::Str(s) => {
                 self.bump();
-                Ok(s)
+                Ok(s.to_string())
             }
             _ => self.fail("a string"),
         }
@@ -154,20 +158,20 @@ impl Parser<'_> {
     fn program(&mut self) -> R<Program> {
         // Optional title: `NAME NAME`, `NAME "text"`, `NAME` or `"text"`.
         let mut title = None;
-        match self.peek().clone() {
+        match *self.peek() {
             Tok::Name(a) => {
                 self.bump();
-                title = Some(match self.peek().clone() {
+                title = Some(match *self.peek() {
                     Tok::Name(b) | Tok::Str(b) => {
                         self.bump();
                         format!("{a} {b}")
                     }
-                    _ => a,
+                    _ => a.to_string(),
                 });
             }
             Tok::Str(s) => {
                 self.bump();
-                title = Some(s);
+                title = Some(s.to_string());
             }
             _ => {}
         }
@@ -199,7 +203,7 @@ impl Parser<'_> {
 
     fn ins(&mut self) -> R<Ins> {
         let pos = self.pos();
-        match self.peek().clone() {
+        match *self.peek() {
             Tok::Kw("let") => {
                 self.bump();
                 if self.eat_kw("rec") {
@@ -231,7 +235,7 @@ impl Parser<'_> {
                         break;
                     }
                     let t = match self.bump() {
-                        Tok::Tag(t) => t,
+                        Tok::Tag(t) => t.to_string(),
                         _ => {
                             self.i -= 1;
                             return self.fail("a tag or '_'");
@@ -368,7 +372,7 @@ impl Parser<'_> {
                 let mut tags = Vec::new();
                 loop {
                     match self.bump() {
-                        Tok::Tag(t) => tags.push(t),
+                        Tok::Tag(t) => tags.push(t.to_string()),
                         _ => {
                             self.i -= 1;
                             return self.fail("a tag");
@@ -490,7 +494,7 @@ impl Parser<'_> {
         }
         if let Tok::Name(_) = self.peek() {
             // `f x = e`, `f(x, y) = e`: function definitions.
-            let next = self.peek_at(1).clone();
+            let next = *self.peek_at(1);
             let is_fun = matches!(next, Tok::Sym("(") | Tok::Sym("_") | Tok::Name(_));
             if is_fun {
                 let f = self.var()?;
@@ -604,7 +608,7 @@ impl Parser<'_> {
                     break;
                 }
                 let t = match self.bump() {
-                    Tok::Tag(t) => t,
+                    Tok::Tag(t) => t.to_string(),
                     _ => {
                         self.i -= 1;
                         return self.fail("a tag or '_'");
@@ -681,13 +685,16 @@ impl Parser<'_> {
     }
 
     fn binop_at(&self, level: u8) -> Option<Op2> {
-        let op = match self.peek() {
-            Tok::Sym("|") => (0, Op2::Union),
-            Tok::Sym("++") => (1, Op2::Add),
-            Tok::Sym(";") => (2, Op2::Seq),
-            Tok::Sym("\\") => (3, Op2::Diff),
-            Tok::Sym("&") => (4, Op2::Inter),
-            Tok::Sym("*") if self.starts_operand(1) => (5, Op2::Cartesian),
+        let Tok::Sym(s) = self.peek() else {
+            return None;
+        };
+        let op = match s.as_bytes() {
+            b"|" => (0, Op2::Union),
+            b"++" => (1, Op2::Add),
+            b";" => (2, Op2::Seq),
+            b"\\" => (3, Op2::Diff),
+            b"&" => (4, Op2::Inter),
+            b"*" if self.starts_operand(1) => (5, Op2::Cartesian),
             _ => return None,
         };
         (op.0 == level).then_some(op.1)
@@ -839,8 +846,8 @@ impl Parser<'_> {
         match self.bump() {
             Tok::Sym("0") => Ok(Expr::EmptyRel(pos)),
             Tok::Sym("_") => Ok(Expr::Universe(pos)),
-            Tok::Tag(t) => Ok(Expr::Tag(pos, t)),
-            Tok::Name(s) => Ok(Expr::Var(pos, self.names.intern(&s))),
+            Tok::Tag(t) => Ok(Expr::Tag(pos, t.to_string())),
+            Tok::Name(s) => Ok(Expr::Var(pos, self.names.intern(s))),
             Tok::Sym("{") => {
                 let v = self.args("}")?;
                 self.expect_sym("}")?;
@@ -884,6 +891,12 @@ impl Parser<'_> {
     }
 }
 
+/// String equality for short operators and keywords, without a call to `memcmp`.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
 fn flatten(op: Op2, e: Expr) -> Vec<Expr> {
     match e {
         Expr::Op(_, op2, v) if op2 == op => v,
@@ -918,7 +931,7 @@ fn bind_pat(p: &Pat, bound: &mut Vec<Sym>) {
 }
 
 /// Collects the variables of `e` not in `bound` (a stack, restored on return).
-fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut HashSet<Sym>) {
+pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut HashSet<Sym>) {
     let mark = bound.len();
     match e {
         Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) => {}

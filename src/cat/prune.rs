@@ -7,6 +7,9 @@
 //! relation cyclic too (all operators involved are monotone), so every branch with `p` fails.
 //! The guard check is found by reading the model, not by trusting names alone: each name
 //! bound after the `with` gets the set of relations its value is known to contain.
+//! [`bound`] then drops the orders that fail any other check through lower bounds.
+
+pub mod bound;
 
 use super::ast::{Expr, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
 use super::eval::Ctx;

@@ -378,3 +378,45 @@ fn native_coherence_orders_match_the_interpreted_ones() {
     assert_eq!(failed_n, 1);
     assert_eq!(ok_n.len(), 1);
 }
+
+/// Runs `m` on `c` reusing `cache`, collecting each branch's verdict.
+fn cached_verdicts<'m>(m: &'m Model, c: &Cand, cache: &RunCache<'m>) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    m.run_cached(&c.prims(), Some(cache), &mut |v| {
+        out.push(v);
+        true
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    out
+}
+
+#[test]
+fn cached_values_do_not_leak_rf() {
+    // `ppo` does not depend on rf and is shared; `com` and `obs` do and must be recomputed.
+    let src = "M\nlet ppo = po \\ (W * R)\nlet com = rf | co | fr\nlet obs = rf ; ppo\n\
+               acyclic ppo | com as tso\nempty obs \\ (rf ; po) as obs\n";
+    let m = model(src, &[]);
+    assert!(m.cache_keys.len() == 1, "only ppo is cacheable");
+    let cache = m.new_cache();
+    let sb_sc = {
+        let mut c = sb();
+        // P1 reads x=1 from P0: the SB cycle is broken.
+        c.rels[1].1 = vec![(1, 3), (2, 5)];
+        c
+    };
+    for c in [sb(), sb_sc, sb()] {
+        let fresh: Vec<_> = verdicts(&m, &c)
+            .into_iter()
+            .map(|v| v.failed.map(|f| f.name))
+            .collect();
+        let shared: Vec<_> = cached_verdicts(&m, &c, &cache)
+            .into_iter()
+            .map(|v| v.failed.map(|f| f.name))
+            .collect();
+        assert_eq!(fresh, shared);
+    }
+    assert!(
+        cache.vals.borrow()[0].is_some(),
+        "ppo was computed once and kept"
+    );
+}

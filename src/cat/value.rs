@@ -56,6 +56,8 @@ pub struct Thunk<'m> {
     pub expr: &'m Expr,
     pub env: Env<'m>,
     pub cell: RefCell<Option<Result<Value<'m>, CatError>>>,
+    /// Its slot in the run cache, for a binding that is the same in every candidate.
+    pub key: Option<u32>,
 }
 
 impl<'m> Env<'m> {

@@ -132,8 +132,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     let bar = (tests.len() > 20 && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::new(tests.len() as u64);
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         b
     });

@@ -289,14 +289,27 @@ fn base_primitives(
     let w = of(Kind::Write);
     // herd's M holds reads and writes only; lock events join it through the lock model.
     let m = r.union(&w);
-    // Every access we model is explicit (herd's `Exp`; implicit PTE accesses are not modelled).
-    sets.insert("Exp".into(), m.clone());
+    // Accesses are explicit (herd's `Exp`) unless the semantics tags them implicit (`Imp`:
+    // instruction fetches).
+    let imp = Set::from_iter(
+        n,
+        (0..n).filter(|&i| events[i].tags.iter().any(|t| t == "Imp")),
+    );
+    sets.insert("Exp".into(), m.diff(&imp));
     sets.insert("M".into(), m);
     sets.insert("R".into(), r);
     sets.insert("W".into(), w);
     sets.insert("F".into(), of(Kind::Fence));
     sets.insert("B".into(), of(Kind::Branch));
     sets.insert("IW".into(), Set::from_iter(n, 0..nloc));
+    // The cache features a test declares (`CacheType=DIC`, herd's variants): every event.
+    for (key, v) in &p.test.info {
+        if key.eq_ignore_ascii_case("CacheType") {
+            for f in v.split([',', ' ']).filter(|f| !f.is_empty()) {
+                sets.insert(f.to_string(), Set::full(n));
+            }
+        }
+    }
     sets.insert("_".into(), Set::full(n));
     for (i, e) in events.iter().enumerate() {
         for t in &e.tags {

@@ -38,11 +38,17 @@ impl<'t> Program<'t> {
     pub fn new(test: &'t Test, macros: Option<&'t Macros>) -> Result<Program<'t>, EngineError> {
         let mut symbols = Symbols::default();
         collect_symbols(test, &mut symbols);
-        let value = |v: &ValueLit, symbols: &Symbols| match v {
+        let value = |ty: Option<&str>, v: &ValueLit, symbols: &Symbols| match v {
             ValueLit::Int(i) => Value::Int(*i),
-            ValueLit::Addr { name, .. } => Value::Addr(symbols.get(name).expect("interned")),
+            ValueLit::Addr { name, .. } => {
+                let name = instr_literal(test.arch, ty, name)
+                    .and_then(Result::ok)
+                    .unwrap_or_else(|| name.clone());
+                Value::Addr(symbols.get(&name).expect("interned"))
+            }
         };
         let mut init_mem = vec![Value::ZERO; symbols.len()];
+        code_memory(test, &symbols, &mut init_mem);
         let mut thread_regs = vec![BTreeMap::new(); test.threads.len()];
         for InitEntry { ty, loc, value: v } in &test.init {
             let Some(v) = v else { continue };
@@ -50,7 +56,12 @@ impl<'t> Program<'t> {
                 init_array(&symbols, g, len, v, &mut init_mem)?;
                 continue;
             }
-            let v = value(v, &symbols);
+            if let ValueLit::Addr { name, .. } = v
+                && let Some(Err(e)) = instr_literal(test.arch, ty.as_deref(), name)
+            {
+                return Err(e);
+            }
+            let v = value(ty.as_deref(), v, &symbols);
             match loc {
                 // PPC symbolic registers (`%x0=x`) belong to whichever thread names them.
                 LocRef::Global(g) if g.starts_with('%') => {
@@ -224,6 +235,60 @@ fn init_array(
     Ok(())
 }
 
+/// The symbol naming an instruction value, `instr:"B .+8"`, when an init value is one:
+/// written `instr:"..."`, or anything given type `ins_t`. The text is parsed and printed
+/// back, so that equal instructions are equal values.
+fn instr_literal(arch: Arch, ty: Option<&str>, name: &str) -> Option<Result<String, EngineError>> {
+    let text = match name.strip_prefix("instr:") {
+        Some(q) => q.trim().trim_matches('"'),
+        None if ty.is_some_and(|t| t.trim() == "ins_t") => name,
+        None => return None,
+    };
+    Some(instr_symbol(arch, text))
+}
+
+/// `instr:"TEXT"` with TEXT the canonical spelling of the instruction `text`.
+fn instr_symbol(arch: Arch, text: &str) -> Result<String, EngineError> {
+    let i = crate::litmus::parse_instr(text, arch)
+        .map_err(|e| EngineError::new(format!("bad instruction value `{text}`: {}", e.msg)))?;
+    Ok(instr_name(&i, arch))
+}
+
+fn instr_name(i: &crate::litmus::ast::Instr, arch: Arch) -> String {
+    format!("instr:\"{}\"", crate::litmus::print_instr(i, arch))
+}
+
+/// A code location `P:label` (herd's `label:"P1:m0"`): the thread and the instruction the
+/// label names (the first at or after the label's line).
+pub fn code_location<'a>(
+    test: &'a Test,
+    name: &str,
+) -> Option<(u32, &'a crate::litmus::ast::Instr)> {
+    let (p, label) = name.split_once(':')?;
+    let proc: u32 = p.trim_start_matches('P').parse().ok()?;
+    let Thread::Asm(a) = test.threads.iter().find(|t| t.proc() == proc)? else {
+        return None;
+    };
+    let at = a
+        .code
+        .iter()
+        .position(|l| l.label.as_deref() == Some(label))?;
+    a.code[at..]
+        .iter()
+        .find_map(|l| l.instr.as_ref())
+        .map(|i| (proc, i))
+}
+
+/// Code whose address the test exposes is memory: each code location initially holds
+/// its instruction (herd's `ifetch` variant).
+fn code_memory(test: &Test, s: &Symbols, init_mem: &mut [Value]) {
+    for (l, v) in init_mem.iter_mut().enumerate() {
+        if let Some((_, i)) = code_location(test, s.name(sem::LocId(l as u32))) {
+            *v = Value::Addr(s.get(&instr_name(i, test.arch)).expect("interned"));
+        }
+    }
+}
+
 /// Intern every name that denotes a memory location.
 fn collect_symbols(test: &Test, s: &mut Symbols) {
     for e in &test.init {
@@ -239,7 +304,15 @@ fn collect_symbols(test: &Test, s: &mut Symbols) {
             s.intern(g);
         }
         if let Some(ValueLit::Addr { name, .. }) = &e.value {
-            s.intern(name);
+            match instr_literal(test.arch, e.ty.as_deref(), name) {
+                Some(Ok(sym)) => s.intern(&sym),
+                Some(Err(_)) => continue,
+                None => s.intern(name),
+            };
+            // The instruction a code location initially holds is a value too.
+            if let Some((_, i)) = code_location(test, name) {
+                s.intern(&instr_name(i, test.arch));
+            }
         }
     }
     for t in &test.threads {
@@ -335,6 +408,35 @@ mod tests {
     fn more_initial_values_than_cells_is_an_error() {
         let t = crate::litmus::parse(
             "AArch64 A\n{ int x[1]={1,2}; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
+        )
+        .expect("parses");
+        assert!(Program::new(&t, None).is_err());
+    }
+
+    #[test]
+    fn instructions_are_values_and_exposed_code_is_memory() {
+        let src = "AArch64 A\n{ ins_t 0:X0=NOP; 0:X1=instr:\"nop\"; 0:X2=1:L0; }\n\
+                   P0 | P1 ;\n NOP | L0: B L1 ;\n | L1: ;\nexists (0:X0=0)\n";
+        let t = crate::litmus::parse(src).expect("parses");
+        let p = Program::new(&t, None).expect("runs");
+        let nop = p
+            .symbols
+            .get("instr:\"NOP\"")
+            .expect("canonical instruction value");
+        assert_eq!(p.thread_regs[0]["X0"], Value::Addr(nop));
+        assert_eq!(p.thread_regs[0]["X1"], Value::Addr(nop));
+        let code = p.symbols.get("1:L0").expect("code location");
+        let b = p
+            .symbols
+            .get("instr:\"B L1\"")
+            .expect("initial instruction");
+        assert_eq!(p.init_mem[code.0 as usize], Value::Addr(b));
+    }
+
+    #[test]
+    fn a_bad_instruction_value_is_an_error() {
+        let t = crate::litmus::parse(
+            "AArch64 A\n{ ins_t 0:X0=FROB; }\n P0 ;\n NOP ;\nexists (0:X0=0)\n",
         )
         .expect("parses");
         assert!(Program::new(&t, None).is_err());

@@ -48,6 +48,11 @@ pub fn parse(src: &str) -> Result<ast::Test, ParseError> {
     })
 }
 
+/// Parse one instruction of `arch` from its text (`NOP`, `B .+8`).
+pub fn parse_instr(text: &str, arch: ast::Arch) -> Result<ast::Instr, ParseError> {
+    asm::instr_text(text, arch)
+}
+
 /// Print a test back in canonical herd syntax; [`parse`] reads it back to an equal AST.
 pub fn print(t: &ast::Test) -> String {
     print::print(t)

@@ -22,7 +22,7 @@
 //! aarch64deps.cat. herd relates events of distinct instructions only (`& po`,
 //! `~same-instance`), so sources in the current instruction are left out.
 
-use super::asm_common::{Flow, arith, compare, exec, unsupported};
+use super::asm_common::{Flow, add_addr, arith, compare, exec, unsupported};
 use super::{Deps, Stop, TVal, ThreadInit, Tracer, Value};
 use crate::litmus::ast::{AsmThread, Instr, Mem, MemBase, Operand, Span};
 use std::cmp::Ordering;
@@ -35,6 +35,9 @@ struct RVal {
     v: Value,
     deps: Deps,
     pick: Deps,
+    /// Register events (`Rreg`) and reads of the current instruction the value flows
+    /// from: sources of its `iico_data` edges, when register events are recorded.
+    src: Deps,
 }
 
 impl Default for RVal {
@@ -49,6 +52,7 @@ impl RVal {
             v,
             deps: Deps::NONE,
             pick: Deps::NONE,
+            src: Deps::NONE,
         }
     }
     fn int(i: i64) -> RVal {
@@ -60,6 +64,7 @@ impl RVal {
             v,
             deps: self.deps.union(o.deps),
             pick: self.pick.union(o.pick),
+            src: self.src.union(o.src),
         }
     }
     /// The same dependencies, another value.
@@ -79,6 +84,7 @@ impl RVal {
             v: Value::ZERO,
             deps: Deps::NONE,
             pick: self.pick,
+            src: self.src,
         }
     }
 }
@@ -108,7 +114,57 @@ struct State<'a> {
     pick_ctrl: Deps,
     /// Index of the current instruction's first event.
     first: usize,
+    /// Instructions held in memory, by the (line, column) of their cell: code whose
+    /// address the test exposes (`0:X1=1:L0`), fetched before it runs.
+    code: HashMap<(u32, u32), Value>,
     init: &'a ThreadInit<'a>,
+}
+
+/// The thread's instructions that are memory locations: those at a label `P:L` that
+/// the test names as a value (herd's `ifetch` variant).
+fn code_lines(thread: &AsmThread, init: &ThreadInit) -> HashMap<(u32, u32), Value> {
+    let mut code = HashMap::new();
+    for (k, line) in thread.code.iter().enumerate() {
+        let Some(label) = &line.label else { continue };
+        let Some(l) = init.symbols.get(&format!("{}:{label}", init.proc)) else {
+            continue;
+        };
+        if let Some(at) = thread.code[k..].iter().find(|c| c.instr.is_some()) {
+            code.entry((at.span.line, at.span.col))
+                .or_insert(Value::Addr(l));
+        }
+    }
+    code
+}
+
+/// Whether `v` is the address of code (`P:label`), whose accesses are herd's `Instr`.
+fn is_code(symbols: &super::Symbols, v: Value) -> bool {
+    match v {
+        Value::Addr(l) => symbols
+            .name(l)
+            .split_once(':')
+            .is_some_and(|(p, _)| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())),
+        Value::Int(_) => false,
+    }
+}
+
+/// The instruction an instruction value (`instr:"NOP"`) stands for.
+fn decode(symbols: &super::Symbols, v: Value) -> Result<Instr, Stop> {
+    let text = match v {
+        Value::Addr(l) => symbols
+            .name(l)
+            .strip_prefix("instr:\"")
+            .and_then(|t| t.strip_suffix('"')),
+        Value::Int(_) => None,
+    };
+    let text = text.ok_or_else(|| {
+        Stop::error(
+            None,
+            format!("fetched {}, which is no instruction", symbols.show(v)),
+        )
+    })?;
+    crate::litmus::parse_instr(text, crate::litmus::ast::Arch::AArch64)
+        .map_err(|e| Stop::error(None, format!("cannot decode `{text}`: {}", e.msg)))
 }
 
 /// Run one thread; returns its final registers as herd prints them (`X0`, even when
@@ -127,23 +183,11 @@ pub fn run(
         stored: HashMap::new(),
         pick_ctrl: Deps::NONE,
         first: 0,
+        code: HashMap::new(),
         init,
     };
+    st.code = code_lines(thread, init);
     for (name, v) in &init.regs {
-        // `P:label` is the address of an instruction: a test of instruction fetch
-        // (herd's `ifetch` variant), whose code is memory. We do not model that.
-        if let Value::Addr(l) = v
-            && init.symbols.name(*l).contains(':')
-        {
-            return Err(Stop::error(
-                None,
-                format!(
-                    "{name} holds the code address {}: instruction fetch (herd's ifetch \
-                     variant) is not supported",
-                    init.symbols.name(*l)
-                ),
-            ));
-        }
         if let Some((n, _)) = parse_reg(name) {
             st.regs.insert(n, RVal::konst(*v));
         }
@@ -171,10 +215,90 @@ fn parse_reg(r: &str) -> Option<(u8, bool)> {
     (n < 31).then_some((n, w))
 }
 
+/// Bytes one access of register `r` covers: 4 for `Wn`, 8 for `Xn`.
+fn reg_bytes(r: &str) -> i64 {
+    if parse_reg(r).is_some_and(|(_, w)| w) {
+        4
+    } else {
+        8
+    }
+}
+
 fn w_mask(v: Value) -> Value {
     match v {
         Value::Int(i) => Value::Int(i & 0xffff_ffff),
         a => a,
+    }
+}
+
+/// Register keys of herd's register events beyond `X0`..`X30`: the condition flags and
+/// the exclusive monitor's reservation.
+const NZCV: u32 = 32;
+const RES: u32 = 33;
+
+/// Record a read of register `key` (when register events are on): the value's source.
+fn reg_read(t: &mut Tracer, key: u32) -> Result<Deps, Stop> {
+    if !t.reg_events {
+        return Ok(Deps::NONE);
+    }
+    Ok(Deps::one(t.reg_event(false, key)?))
+}
+
+/// Record a write of register `key` fed by `src` (`iico_data`).
+fn reg_write(t: &mut Tracer, key: u32, src: Deps) -> Result<Option<usize>, Stop> {
+    if !t.reg_events {
+        return Ok(None);
+    }
+    let e = t.reg_event(true, key)?;
+    for s in src.iter() {
+        t.relate("iico_data", s, e);
+    }
+    Ok(Some(e))
+}
+
+/// `iico_data` from `src` to event `to`; register reads among `src` are tagged with
+/// the port they feed (`ADDR` or `DATA`, herd's sets).
+fn feed(t: &mut Tracer, src: Deps, to: usize, port: Option<&str>) {
+    for s in src.iter() {
+        t.relate("iico_data", s, to);
+        if let Some(p) = port {
+            let ev = &mut t.events_mut()[s];
+            if ev.tags.iter().any(|x| x == "Rreg") && !ev.tags.iter().any(|x| x == p) {
+                ev.tags.push(p.to_string());
+            }
+        }
+    }
+}
+
+/// herd's `Branching(pred)` event of a selection (CSEL's condition, CAS's comparison),
+/// fed by `src` and by the register reads `data` (tagged `DATA`); `None` without
+/// register events.
+fn predicate(t: &mut Tracer, src: Deps, data: Option<Deps>) -> Result<Option<usize>, Stop> {
+    if !t.reg_events {
+        return Ok(None);
+    }
+    let ev = super::EventData {
+        kind: super::Kind::Branch,
+        loc: None,
+        val: None,
+        tags: vec!["PRED".to_string()],
+        instr: 0,
+    };
+    let p = t.event(ev, Deps::NONE, Deps::NONE)?;
+    feed(t, src, p, None);
+    if let Some(d) = data {
+        feed(t, d, p, Some("DATA"));
+    }
+    Ok(Some(p))
+}
+
+/// `iico_ctrl` from each of `from` (a selection) to each of `to`.
+fn selects(t: &mut Tracer, from: impl IntoIterator<Item = usize>, to: Deps) {
+    let from: Vec<usize> = from.into_iter().collect();
+    for f in from {
+        for e in to.iter() {
+            t.relate("iico_ctrl", f, e);
+        }
     }
 }
 
@@ -183,23 +307,32 @@ fn bad_reg(r: &str) -> Stop {
 }
 
 impl State<'_> {
-    fn reg(&self, r: &str) -> Result<RVal, Stop> {
+    fn reg(&self, t: &mut Tracer, r: &str) -> Result<RVal, Stop> {
         let (n, w) = parse_reg(r).ok_or_else(|| bad_reg(r))?;
         if n == 31 {
             return Ok(RVal::int(0));
         }
+        let src = reg_read(t, n as u32)?;
         if self.opaque.contains(&n) {
             return Err(Stop::error(
                 None,
                 format!("{r} holds an address plus an offset, which is not supported"),
             ));
         }
-        let v = self.regs.get(&n).copied().unwrap_or_default();
+        let v = RVal {
+            src,
+            ..self.regs.get(&n).copied().unwrap_or_default()
+        };
         Ok(if w { v.map(w_mask(v.v)) } else { v })
     }
-    fn set(&mut self, r: &str, v: RVal) -> Result<(), Stop> {
+    fn set(&mut self, t: &mut Tracer, r: &str, v: RVal) -> Result<(), Stop> {
         let (n, w) = parse_reg(r).ok_or_else(|| bad_reg(r))?;
         if n != 31 {
+            reg_write(t, n as u32, v.src)?;
+            let v = RVal {
+                src: Deps::NONE,
+                ..v
+            };
             self.opaque.remove(&n);
             self.regs.insert(n, if w { v.map(w_mask(v.v)) } else { v });
         }
@@ -208,19 +341,20 @@ impl State<'_> {
     fn is_zr(r: &str) -> bool {
         parse_reg(r).is_some_and(|(n, _)| n == 31)
     }
-    fn addr(&self, m: &Mem) -> Result<RVal, Stop> {
+    fn addr(&self, t: &mut Tracer, m: &Mem) -> Result<RVal, Stop> {
         let base = match &m.base {
-            MemBase::Reg(r) => self.reg(r)?,
+            MemBase::Reg(r) => self.reg(t, r)?,
             MemBase::Sym(s) => {
                 RVal::konst(Value::Addr(self.init.symbols.get(s).ok_or_else(|| {
                     Stop::error(None, format!("unknown location {s}"))
                 })?))
             }
         };
-        let mut a = base.map(arith("add", base.v, Value::Int(m.offset))?);
+        let syms = self.init.symbols;
+        let mut a = base.map(add_addr(syms, base.v, Value::Int(m.offset))?);
         if let Some(ix) = &m.index {
-            let i = extend(self.reg(ix)?, m.shift.as_ref())?;
-            a = a.with(arith("add", a.v, i.v)?, i);
+            let i = extend(self.reg(t, ix)?, m.shift.as_ref())?;
+            a = a.with(add_addr(syms, a.v, i.v)?, i);
         }
         Ok(a)
     }
@@ -244,11 +378,15 @@ impl State<'_> {
     fn load(&mut self, t: &mut Tracer, a: RVal, tags: &[&str]) -> Result<(usize, RVal), Stop> {
         let mut tags = tags.to_vec();
         tags.push("Exp");
+        if is_code(self.init.symbols, a.v) {
+            tags.push("Instr");
+        }
         let addr = TVal {
             v: a.v,
             deps: self.outer(a.deps),
         };
         let (i, v) = t.read(addr, &tags)?;
+        feed(t, a.src, i, Some("ADDR"));
         let via_mem = self.stored.get(&a.v).copied().unwrap_or_default();
         self.relate_from(t, "pick-addr-dep", a.pick, i);
         self.relate_from(t, "pick-dep", a.pick.union(via_mem.pick), i);
@@ -258,6 +396,7 @@ impl State<'_> {
                 v: v.v,
                 deps: v.deps.union(a.deps).union(via_mem.deps),
                 pick: v.deps.union(a.pick).union(via_mem.pick),
+                src: Deps::one(i),
             },
         ))
     }
@@ -277,6 +416,9 @@ impl State<'_> {
     ) -> Result<usize, Stop> {
         let mut tags = tags.to_vec();
         tags.push("Exp");
+        if is_code(self.init.symbols, a.v) {
+            tags.push("Instr");
+        }
         let addr = TVal {
             v: a.v,
             deps: self.outer(a.deps),
@@ -286,6 +428,9 @@ impl State<'_> {
             deps: self.outer(data.deps),
         };
         let i = t.write(addr, val, &tags)?;
+        feed(t, a.src, i, Some("ADDR"));
+        feed(t, data.src, i, Some("DATA"));
+        feed(t, inner.src, i, None);
         let pick_data = data.pick.union(pick_data);
         self.relate_from(t, "pick-addr-dep", a.pick, i);
         self.relate_from(t, "pick-data-dep", pick_data, i);
@@ -301,7 +446,8 @@ impl State<'_> {
 
     /// A conditional branch on `cond`: herd's `BCC`, source of `ctrl`.
     fn branch(&mut self, t: &mut Tracer, cond: RVal) -> Result<(), Stop> {
-        t.branch(self.outer(cond.deps), &["BCC"])?;
+        let b = t.branch(self.outer(cond.deps), &["BCC"])?;
+        feed(t, cond.src, b, None);
         self.pick_ctrl = self.pick_ctrl.union(self.outer(cond.pick));
         Ok(())
     }
@@ -313,9 +459,23 @@ impl State<'_> {
         self.last_ex = Some((i, read));
     }
 
-    fn flags(&self) -> Result<(Ordering, RVal), Stop> {
-        self.flags
-            .ok_or_else(|| Stop::error(None, "condition flags read before any comparison"))
+    fn flags(&self, t: &mut Tracer) -> Result<(Ordering, RVal), Stop> {
+        let (o, v) = self
+            .flags
+            .ok_or_else(|| Stop::error(None, "condition flags read before any comparison"))?;
+        let src = reg_read(t, NZCV)?;
+        Ok((o, RVal { src, ..v }))
+    }
+    fn set_flags(&mut self, t: &mut Tracer, o: Ordering, v: RVal) -> Result<(), Stop> {
+        reg_write(t, NZCV, v.src)?;
+        self.flags = Some((
+            o,
+            RVal {
+                src: Deps::NONE,
+                ..v
+            },
+        ));
+        Ok(())
     }
 }
 
@@ -351,12 +511,12 @@ fn cond_holds(c: &str, o: Ordering) -> Option<bool> {
 }
 
 /// Second source of a data-processing instruction: register (with modifier) or immediate.
-fn operand2(st: &State, args: &[Operand]) -> Result<Option<RVal>, Stop> {
+fn operand2(st: &State, t: &mut Tracer, args: &[Operand]) -> Result<Option<RVal>, Stop> {
     Ok(match args {
         [Operand::Imm(k)] => Some(RVal::int(*k)),
-        [Operand::Reg(r)] => Some(st.reg(r)?),
+        [Operand::Reg(r)] => Some(st.reg(t, r)?),
         [Operand::Reg(r), Operand::Shift { kind, amount }] => {
-            Some(extend(st.reg(r)?, Some(&(kind.clone(), *amount)))?)
+            Some(extend(st.reg(t, r)?, Some(&(kind.clone(), *amount)))?)
         }
         _ => None,
     })
@@ -387,7 +547,10 @@ fn amo_order(suffix: &str) -> Option<(bool, bool)> {
 fn step(st: &mut State, i: &Instr, span: Span, t: &mut Tracer) -> Result<Flow, Stop> {
     st.first = t.events().len();
     let ctrl = st.pick_ctrl;
-    let flow = step_instr(st, i, span, t)?;
+    let flow = match st.code.get(&(span.line, span.col)).copied() {
+        Some(at) => fetch_and_run(st, at, span, t)?,
+        None => step_instr(st, i, span, t)?,
+    };
     for e in st.first..t.events().len() {
         for r in ctrl.iter() {
             t.relate("pick-ctrl-dep", r, e);
@@ -395,6 +558,38 @@ fn step(st: &mut State, i: &Instr, span: Span, t: &mut Tracer) -> Result<Flow, S
         }
     }
     Ok(flow)
+}
+
+/// An instruction in memory: an implicit fetch read of its location (herd's `IFetch`,
+/// sets `Imp` and `Instr`) picks which instruction runs, the initial one or one a thread
+/// wrote there; the fetch is intrinsically before the events of what it fetched
+/// (`iico_ctrl`, the Arm ARM's Fetch-intrinsically-before).
+fn fetch_and_run(st: &mut State, at: Value, span: Span, t: &mut Tracer) -> Result<Flow, Stop> {
+    let (f, v) = t.read(TVal::konst(at), &["Imp", "Instr", "IFetch"])?;
+    let i = decode(st.init.symbols, v.v)?;
+    let flow = step_instr(st, &i, span, t)?;
+    for e in f + 1..t.events().len() {
+        t.relate("iico_ctrl", f, e);
+    }
+    Ok(flow)
+}
+
+/// A cache maintenance instruction on the line of the address in `r` (`DC CVAU`,
+/// `IC IVAU`): an event at that location, neither read nor write, tagged `tag`.
+fn cache_op(st: &State, t: &mut Tracer, r: &str, tag: &str) -> Result<(), Stop> {
+    let a = st.reg(t, r)?;
+    let ev = super::EventData {
+        kind: super::Kind::Special,
+        loc: Some(a.v),
+        val: None,
+        tags: vec![tag.to_string()],
+        instr: 0,
+    };
+    let e = t.event(ev, st.outer(a.deps), Deps::NONE)?;
+    feed(t, a.src, e, Some("ADDR"));
+    st.relate_from(t, "pick-addr-dep", a.pick, e);
+    st.relate_from(t, "pick-dep", a.pick, e);
+    Ok(())
 }
 
 fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop> {
@@ -414,17 +609,17 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             next
         }
         ("MOV", [Reg(d), Imm(k)]) => {
-            st.set(d, RVal::int(*k))?;
+            st.set(t, d, RVal::int(*k))?;
             next
         }
         ("MOV", [Reg(d), Reg(s)]) => {
-            let v = st.reg(s)?;
-            st.set(d, v)?;
+            let v = st.reg(t, s)?;
+            st.set(t, d, v)?;
             next
         }
         ("ADR", [Reg(d), Sym(s)]) => {
             let l = st.init.symbols.get(s).ok_or_else(|| unsupported(i))?;
-            st.set(d, RVal::konst(Value::Addr(l)))?;
+            st.set(t, d, RVal::konst(Value::Addr(l)))?;
             next
         }
         (
@@ -432,8 +627,8 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             | "ANDS"),
             [Reg(d), Reg(n), rest @ ..],
         ) => {
-            let b = operand2(st, rest)?.ok_or_else(|| unsupported(i))?;
-            let a = st.reg(n)?;
+            let b = operand2(st, t, rest)?.ok_or_else(|| unsupported(i))?;
+            let a = st.reg(t, n)?;
             let f = match o.trim_end_matches('S') {
                 "ADD" => "add",
                 "SUB" => "sub",
@@ -446,38 +641,56 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             };
             let v = a.with(arith(f, a.v, b.v)?, b);
             if o == "SUBS" {
-                st.flags = Some((compare(a.v, b.v)?, v));
+                st.set_flags(t, compare(a.v, b.v)?, v)?;
             } else if o.ends_with('S') {
-                st.flags = Some((compare(v.v, Value::Int(0))?, v));
+                st.set_flags(t, compare(v.v, Value::Int(0))?, v)?;
             }
-            st.set(d, v)?;
+            st.set(t, d, v)?;
             next
         }
         ("CMP", [Reg(n), rest @ ..]) => {
-            let b = operand2(st, rest)?.ok_or_else(|| unsupported(i))?;
-            let a = st.reg(n)?;
-            st.flags = Some((compare(a.v, b.v)?, a.with(Value::ZERO, b)));
+            let b = operand2(st, t, rest)?.ok_or_else(|| unsupported(i))?;
+            let a = st.reg(t, n)?;
+            st.set_flags(t, compare(a.v, b.v)?, a.with(Value::ZERO, b))?;
             next
         }
         ("CSEL" | "CSINC", [Reg(d), Reg(a), Reg(b), Sym(c)]) => {
-            let (o, flags) = st.flags()?;
+            let (o, flags) = st.flags(t)?;
             let holds = cond_holds(&c.to_ascii_uppercase(), o).ok_or_else(|| unsupported(i))?;
             // The condition selects (herd's iico_ctrl): only the selected register's
             // value flows into the result; the flags' sources are pick dependencies.
+            let pred = predicate(t, flags.src, None)?;
             let v = if holds {
-                st.reg(a)?
+                st.reg(t, a)?
             } else if op == "CSINC" {
-                let v = st.reg(b)?;
+                let v = st.reg(t, b)?;
                 v.map(arith("add", v.v, Value::Int(1))?)
             } else {
-                st.reg(b)?
+                st.reg(t, b)?
             };
-            st.set(d, v.picked(flags.pick))?;
+            selects(t, pred, v.src);
+            st.set(t, d, v.picked(flags.pick))?;
             next
         }
+        // `B .+8`: relative to this instruction, 4 bytes each.
+        ("B", [Sym(l)]) if l.starts_with('.') => {
+            let bytes: i64 = l[1..].parse().map_err(|_| unsupported(i))?;
+            if bytes % 4 != 0 {
+                return Err(Stop::error(None, format!("misaligned branch target {l}")));
+            }
+            Ok(Flow::Skip(bytes / 4))
+        }
         ("B", [Sym(l)]) => Ok(Flow::Jump(l.clone())),
+        ("DC", [Sym(op), Reg(r)]) if op == "CVAU" => {
+            cache_op(st, t, r, "DC.CVAU")?;
+            next
+        }
+        ("IC", [Sym(op), Reg(r)]) if op == "IVAU" => {
+            cache_op(st, t, r, "IC.IVAU")?;
+            next
+        }
         (b, [Sym(l)]) if b.starts_with("B.") => {
-            let (o, flags) = st.flags()?;
+            let (o, flags) = st.flags(t)?;
             let holds = cond_holds(&b[2..], o).ok_or_else(|| unsupported(i))?;
             st.branch(t, flags)?;
             Ok(if holds {
@@ -487,7 +700,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             })
         }
         ("CBZ" | "CBNZ", [Reg(r), Sym(l)]) => {
-            let v = st.reg(r)?;
+            let v = st.reg(t, r)?;
             st.branch(t, v)?;
             let zero = v.v == Value::Int(0);
             Ok(if zero == (op == "CBZ") {
@@ -501,7 +714,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             o @ ("LDR" | "LDAR" | "LDAPR" | "LDXR" | "LDAXR" | "LDRB" | "LDRH"),
             [Reg(d), M(m), post @ ..],
         ) => {
-            let a = st.addr(m)?;
+            let a = st.addr(t, m)?;
             let tags: &[&str] = match o {
                 "LDAR" => &["A"],
                 "LDAPR" => &["Q"],
@@ -511,34 +724,63 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             };
             let (e, v) = st.load(t, a, tags)?;
             if o.contains('X') {
+                reg_write(t, RES, a.src)?;
                 st.res = Some(a.v);
                 st.exclusive(t, e, true);
             }
-            st.set(d, v)?;
-            post_index(st, m, post)?;
+            st.set(t, d, v)?;
+            post_index(st, t, m, post)?;
             next
         }
         (o @ ("STR" | "STLR" | "STRB" | "STRH"), [Reg(s), M(m), post @ ..]) => {
-            let a = st.addr(m)?;
-            let v = st.reg(s)?;
+            let a = st.addr(t, m)?;
+            let v = st.reg(t, s)?;
             let tags: &[&str] = if o == "STLR" { &["L"] } else { &[] };
             st.store(t, a, v, Deps::NONE, RVal::default(), tags)?;
-            post_index(st, m, post)?;
+            post_index(st, t, m, post)?;
+            next
+        }
+        // FEAT_LRCPC3 pairs: two accesses, the first register's at the lower address,
+        // ordered by the instruction itself (herd's `iico_order`).
+        ("LDIAPP", [Reg(d1), Reg(d2), M(m)]) => {
+            let a1 = st.addr(t, m)?;
+            let a2 = a1.map(add_addr(st.init.symbols, a1.v, Value::Int(reg_bytes(d1)))?);
+            let (e1, v1) = st.load(t, a1, &["Q"])?;
+            let (e2, v2) = st.load(t, a2, &["Q"])?;
+            t.relate("iico_order", e1, e2);
+            st.set(t, d1, v1)?;
+            st.set(t, d2, v2)?;
+            next
+        }
+        ("STILP", [Reg(s1), Reg(s2), M(m)]) => {
+            let a1 = st.addr(t, m)?;
+            let a2 = a1.map(add_addr(st.init.symbols, a1.v, Value::Int(reg_bytes(s1)))?);
+            let (v1, v2) = (st.reg(t, s1)?, st.reg(t, s2)?);
+            let w1 = st.store(t, a1, v1, Deps::NONE, RVal::default(), &["L"])?;
+            let w2 = st.store(t, a2, v2, Deps::NONE, RVal::default(), &["L"])?;
+            t.relate("iico_order", w1, w2);
             next
         }
         (o @ ("STXR" | "STLXR"), [Reg(status), Reg(s), M(m)]) => {
-            let a = st.addr(m)?;
-            let v = st.reg(s)?;
+            let a = st.addr(t, m)?;
+            let v = st.reg(t, s)?;
             // herd: the store may fail; it may succeed only while the monitor holds
             // this address.
             let ok = st.res == Some(a.v) && t.choose(2)? == 1;
             st.res = None;
+            // herd: the reservation controls the store and its own clearing.
+            let res = reg_read(t, RES)?;
             if ok {
                 let tags: &[&str] = if o == "STLXR" { &["EX", "L"] } else { &["EX"] };
                 let w = st.store(t, a, v, Deps::NONE, RVal::default(), tags)?;
+                selects(t, res.iter(), Deps::one(w));
+                selects(t, a.src.iter(), Deps::one(w));
                 st.exclusive(t, w, false);
             }
-            st.set(status, RVal::int(if ok { 0 } else { 1 }))?;
+            if let Some(clear) = reg_write(t, RES, Deps::NONE)? {
+                selects(t, res.iter(), Deps::one(clear));
+            }
+            st.set(t, status, RVal::int(if ok { 0 } else { 1 }))?;
             next
         }
         (o, [Reg(rs), Reg(rt), M(m)]) if o.starts_with("CAS") => {
@@ -590,13 +832,13 @@ fn ldop(s: &str) -> Option<(&'static str, &str)> {
 
 /// Post-indexed addressing (`[X1],#4`): the base register moves after the access. An
 /// address moved off its location cannot be represented; the register becomes opaque.
-fn post_index(st: &mut State, m: &Mem, post: &[Operand]) -> Result<(), Stop> {
+fn post_index(st: &mut State, t: &mut Tracer, m: &Mem, post: &[Operand]) -> Result<(), Stop> {
     match (post, &m.base) {
         ([], _) => Ok(()),
         ([Operand::Imm(k)], MemBase::Reg(r)) => {
-            let b = st.reg(r)?;
+            let b = st.reg(t, r)?;
             match arith("add", b.v, Value::Int(*k)) {
-                Ok(v) => st.set(r, b.map(v)),
+                Ok(v) => st.set(t, r, b.map(v)),
                 Err(_) => {
                     let (n, _) = parse_reg(r).ok_or_else(|| bad_reg(r))?;
                     st.opaque.insert(n);
@@ -634,8 +876,8 @@ fn amo(
     rt: &str,
     m: &Mem,
 ) -> Result<(), Stop> {
-    let a = st.addr(m)?;
-    let src = st.reg(rs)?;
+    let a = st.addr(t, m)?;
+    let src = st.reg(t, rs)?;
     let w32 = parse_reg(rs).is_some_and(|(_, w)| w);
     let mask = |v: Value| if w32 { w_mask(v) } else { v };
     let (rtags, wtags) = amo_tags(acq, rel, State::is_zr(rt));
@@ -647,8 +889,14 @@ fn amo(
     };
     let w = st.store(t, a, new, Deps::NONE, inner, &wtags)?;
     t.relate("rmw", r, w);
-    t.relate("iico_data", r, w);
-    st.set(rt, old)
+    // herd: SWP's write does not use the value read; it is only ordered after it.
+    let inside = if f.is_none() && t.reg_events {
+        "iico_order"
+    } else {
+        "iico_data"
+    };
+    t.relate(inside, r, w);
+    st.set(t, rt, old)
 }
 
 /// CAS: herd's three outcomes: success (read, write of `rt`); failure writing back the
@@ -668,9 +916,9 @@ fn cas(
     rt: &str,
     m: &Mem,
 ) -> Result<(), Stop> {
-    let a = st.addr(m)?;
-    let expect = st.reg(rs)?;
-    let new = st.reg(rt)?;
+    let a = st.addr(t, m)?;
+    let expect = st.reg(t, rs)?;
+    let new = st.reg(t, rt)?;
     let noret = State::is_zr(rs);
     // Which outcome: 0 success, 1 failure with write-back, 2 failure without.
     let outcome = t.choose(3)?;
@@ -689,11 +937,22 @@ fn cas(
     }
     // What the comparison depends on, by selection.
     let cmp = expect.with(Value::ZERO, old).pick_only();
+    // herd's comparison: a branching event on `rs` and the value read, controlling
+    // the write (`iico_ctrl`).
+    let pred = predicate(t, old.src, Some(expect.src))?;
+    let cmp = RVal {
+        src: Deps::NONE,
+        ..cmp
+    };
+    // Whether `rs` takes its own value, selected by the comparison.
+    let mut from_rs = false;
     let result = match outcome {
         0 => {
             let w = st.store(t, a, new, expect.pick, cmp, &wtags)?;
+            selects(t, pred, Deps::one(w));
             t.relate("rmw", r, w);
             if t.choose(2)? == 0 {
+                from_rs = true;
                 expect.map(old.v).picked(cmp.pick)
             } else {
                 old
@@ -704,6 +963,7 @@ fn cas(
             let data = RVal::konst(old.v);
             let inner = old.picked(cmp.pick);
             let w = st.store(t, a, data, expect.pick, inner, &wtags)?;
+            selects(t, pred, Deps::one(w));
             t.relate("rmw", r, w);
             old
         }
@@ -714,7 +974,13 @@ fn cas(
             old
         }
     };
-    st.set(rs, result)
+    let before = t.events().len();
+    st.set(t, rs, result)?;
+    if from_rs {
+        let written = (before..t.events().len()).fold(Deps::NONE, |d, e| d.union(Deps::one(e)));
+        selects(t, pred, written);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1010,5 +1276,121 @@ mod tests {
         assert_eq!(runs.len(), 1);
         assert!(!runs[0].regs.contains_key("X3"));
         assert_eq!(runs[0].events[0].loc, Some(addr(&s, "x")));
+    }
+
+    fn array2() -> crate::sem::Symbols {
+        let mut s = syms(&[]);
+        s.intern_array("x", 2, 4);
+        s
+    }
+
+    #[test]
+    fn offset_into_an_array_reaches_the_next_cell() {
+        let s = array2();
+        let mut m = at("X2");
+        if let Operand::Mem(mm) = &mut m {
+            mm.offset = 4;
+        }
+        let th = thread(0, vec![(None, "LDR", vec![r("W0"), m])]);
+        let runs = explore(run, Arch::AArch64, &th, &[("X2", addr(&s, "x"))], &s);
+        assert_eq!(runs[0].events[0].loc, Some(addr(&s, "x[1]")));
+    }
+
+    #[test]
+    fn ldiapp_reads_both_cells_in_order() {
+        let s = array2();
+        let th = thread(0, vec![(None, "LDIAPP", vec![r("W0"), r("W1"), at("X2")])]);
+        let runs = explore(run, Arch::AArch64, &th, &[("X2", addr(&s, "x"))], &s);
+        assert_eq!(runs.len(), 9);
+        for e in &runs {
+            assert_eq!(kinds(e), vec![Kind::Read, Kind::Read]);
+            assert_eq!(e.events[0].loc, Some(addr(&s, "x")));
+            assert_eq!(e.events[1].loc, Some(addr(&s, "x[1]")));
+            assert!(e.events.iter().all(|ev| ev.tags.contains(&"Q".to_string())));
+            assert!(has_rel(e, "iico_order", 0, 1));
+            assert_eq!(e.events[1].instr, e.events[0].instr);
+        }
+    }
+
+    #[test]
+    fn stilp_writes_both_cells_as_releases() {
+        let s = array2();
+        let th = thread(0, vec![(None, "STILP", vec![r("W0"), r("W1"), at("X2")])]);
+        let regs = [
+            ("X0", Value::Int(1)),
+            ("X1", Value::Int(2)),
+            ("X2", addr(&s, "x")),
+        ];
+        let runs = explore(run, Arch::AArch64, &th, &regs, &s);
+        assert_eq!(runs.len(), 1);
+        let e = &runs[0];
+        assert_eq!(kinds(e), vec![Kind::Write, Kind::Write]);
+        assert_eq!(e.events[1].loc, Some(addr(&s, "x[1]")));
+        assert_eq!(e.events[1].val, Some(Value::Int(2)));
+        assert!(has_rel(e, "iico_order", 0, 1));
+    }
+
+    /// Final values of `regs` of thread 1 in every allowed state of `src` under armv8.
+    fn states_of(src: &str, regs: &[&str]) -> (Vec<Vec<i64>>, crate::outcome::Judgement) {
+        let test = crate::litmus::parse(src).expect("parses");
+        let m = crate::model::load_shipped("armv8", &Default::default()).expect("model");
+        let j = crate::outcome::judge(&test, &m.model, None, &Default::default()).expect("runs");
+        let states = j
+            .states
+            .iter()
+            .map(|st| {
+                regs.iter()
+                    .map(|r| {
+                        st.iter()
+                            .find(|(l, _)| matches!(l, crate::litmus::ast::LocRef::Reg { reg, .. } if reg == r))
+                            .and_then(|(_, v)| v.as_int())
+                            .expect("register shown")
+                    })
+                    .collect()
+            })
+            .collect();
+        (states, j)
+    }
+
+    #[test]
+    fn exposed_code_is_fetched_and_runs_what_was_written() {
+        // P0 overwrites P1's NOP with a branch over the next instruction.
+        let src = "AArch64 T\n{ ins_t 0:X0=instr:\"B .+8\"; 0:X1=1:L0; }\n\
+                   P0          | P1         ;\n\
+                   STR W0,[X1] | L0:        ;\n\
+                               | NOP        ;\n\
+                               | MOV W2,#1  ;\n\
+                               | MOV W3,#1  ;\n\
+                   exists (1:X2=0 /\\ 1:X3=1)\n";
+        let (states, j) = states_of(src, &["X2", "X3"]);
+        assert_eq!(states, vec![vec![0, 1], vec![1, 1]]);
+        assert_eq!((j.sat, j.unsat), (1, 1));
+        assert!(
+            j.flags.is_empty(),
+            "one modified instruction: {:?}",
+            j.flags
+        );
+    }
+
+    #[test]
+    fn without_dic_a_fetch_may_see_an_older_instruction_than_the_one_before() {
+        // MP on code: with DIC the second fetch cannot miss the first write's
+        // predecessor in coherence; without it, nothing orders the two fetches.
+        let body = "{ ins_t 0:X0=NOP; 0:X1=1:L1; 0:X2=1:L0; }\n\
+                    P0          | P1        ;\n\
+                    STR W0,[X1] | L0:       ;\n\
+                    DMB ST      | B L1      ;\n\
+                    STR W0,[X2] | MOV W9,#1 ;\n\
+                                | L1:       ;\n\
+                                | B L2      ;\n\
+                                | MOV W8,#1 ;\n\
+                                | L2:       ;\n\
+                    exists (1:X9=1 /\\ 1:X8=0)\n";
+        let (plain, j) = states_of(&format!("AArch64 T\n{body}"), &["X9", "X8"]);
+        assert!(plain.contains(&vec![1, 0]));
+        assert!(j.flags.iter().any(|f| f.contains("modified-instructions")));
+        let (dic, _) = states_of(&format!("AArch64 T\nCacheType=DIC\n{body}"), &["X9", "X8"]);
+        assert!(!dic.contains(&vec![1, 0]));
+        assert_eq!(dic.len(), 3);
     }
 }

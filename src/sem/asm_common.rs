@@ -12,6 +12,9 @@ pub enum Flow {
     /// exempts conditional jumps decided by constants, which can make it diverge on
     /// retry loops such as `stwcx.; bne`; we bound those too).
     Jump(String),
+    /// Jump by a number of instructions from this one (`B .+8` is 2 on AArch64); counts
+    /// against the unrolling bound like a jump to a label when it goes backwards.
+    Skip(i64),
     /// Stop the thread.
     Exit,
 }
@@ -42,6 +45,19 @@ pub fn exec<S>(
         match step(state, instr, line.span, tracer).map_err(|e| with_span(e, line.span))? {
             Flow::Next => pc += 1,
             Flow::Exit => break,
+            Flow::Skip(k) => {
+                let tgt = skip_target(thread, pc, k).ok_or_else(|| {
+                    Stop::error(Some(line.span), format!("jump by {k} leaves the code"))
+                })?;
+                if tgt <= pc {
+                    let n = seen.entry(tgt).or_insert(0);
+                    *n += 1;
+                    if *n > tracer.unroll {
+                        return Err(Stop::Cut);
+                    }
+                }
+                pc = tgt;
+            }
             Flow::Jump(label) => {
                 let Some(&tgt) = labels.get(label.as_str()) else {
                     return Err(Stop::error(
@@ -61,6 +77,17 @@ pub fn exec<S>(
         }
     }
     Ok(())
+}
+
+/// The line `k` instructions after (before, when negative) the instruction at line `pc`;
+/// one past the last instruction is the end of the thread.
+fn skip_target(thread: &AsmThread, pc: usize, k: i64) -> Option<usize> {
+    let instrs: Vec<usize> = (0..thread.code.len())
+        .filter(|&l| thread.code[l].instr.is_some())
+        .chain(std::iter::once(thread.code.len()))
+        .collect();
+    let here = instrs.iter().position(|&l| l == pc)? as i64;
+    instrs.get(usize::try_from(here + k).ok()?).copied()
 }
 
 fn labels(thread: &AsmThread) -> Result<HashMap<&str, usize>, Stop> {

@@ -29,6 +29,17 @@ fn operand(i: In) -> PResult<Operand> {
     if s.starts_with('[') {
         return mem(i);
     }
+    // A PC-relative target (`B .+8`), as in instructions written to code memory.
+    if let Some(off) = s.strip_prefix('.')
+        && off.starts_with(['+', '-'])
+    {
+        let (r, plus) = preceded(char('.'), opt(char('+')))(i)?;
+        let (r, v) = int(r)?;
+        if plus.is_some() && v < 0 {
+            return hard(i, "bad PC-relative offset");
+        }
+        return Ok((r, Operand::Sym(format!(".{v:+}"))));
+    }
     if s.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
         let (r, v) = int(i)?;
         return Ok((r, Operand::Imm(v)));

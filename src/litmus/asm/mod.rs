@@ -137,6 +137,23 @@ fn parse_cell(cell: In, arch: Arch) -> Result<Option<AsmLine>, nom::Err<ParseErr
     }))
 }
 
+/// One instruction of `arch` from its text alone (`NOP`, `B .+8`): the value of an
+/// instruction that a test writes to code memory.
+pub(crate) fn instr_text(text: &str, arch: Arch) -> Result<Instr, ParseError> {
+    let i = In::new(text.trim());
+    let r = match arch {
+        Arch::AArch64 => aarch64::instr(i),
+        Arch::PPC => ppc::instr(i),
+        Arch::X86 => x86::instr(i),
+        Arch::X86_64 => x86_64::instr(i),
+        Arch::C => return Err(ParseError::at(i, "C has no instructions")),
+    };
+    r.map_err(|e| match e {
+        nom::Err::Error(e) | nom::Err::Failure(e) => e,
+        nom::Err::Incomplete(_) => ParseError::at(i, "incomplete instruction"),
+    })
+}
+
 fn label_def(i: In<'_>) -> PResult<'_, &str> {
     let (r, l) = take_while1(|c: char| is_ident_char(c) || c == '.')(i)?;
     let (r, _) = blanks(r)?;

@@ -1,0 +1,109 @@
+//! Which top-level `let` bindings have the same value in every candidate of one
+//! combination of thread runs.
+//!
+//! The engine varies only `rf` and `FW` between such candidates (and the model itself varies
+//! the names bound by `with`). A binding whose right-hand side names none of those, directly or
+//! through earlier bindings, is computed once per combination and shared by every candidate
+//! and every `with` branch (see [`super::RunCache`]). Names are followed in program order,
+//! as the runner binds them; anything the reading does not follow stops the caching of
+//! everything after it.
+
+use super::Model;
+use super::ast::{Expr, Ins, Pat, Sym};
+use super::parse::free_vars;
+use std::collections::{HashMap, HashSet};
+
+/// Primitives that differ between candidates of one combination of runs.
+pub const VARYING_PRIMITIVES: &[&str] = &["rf", "FW"];
+
+struct Walk<'a> {
+    m: &'a Model,
+    /// Per name bound so far: whether its value may vary.
+    varying: HashMap<Sym, bool>,
+    keys: rustc_hash::FxHashMap<usize, u32>,
+    stopped: bool,
+}
+
+/// The cache slot of each stable binding, by the binding's address.
+pub fn stable_bindings(m: &Model) -> rustc_hash::FxHashMap<usize, u32> {
+    let mut w = Walk {
+        m,
+        varying: HashMap::new(),
+        keys: Default::default(),
+        stopped: false,
+    };
+    for &f in &m.order {
+        w.walk(&m.files[f].prog.body);
+    }
+    w.keys
+}
+
+impl Walk<'_> {
+    fn name_varies(&self, x: Sym) -> bool {
+        match self.varying.get(&x) {
+            Some(&v) => v,
+            None => VARYING_PRIMITIVES.contains(&self.m.names.name(x)),
+        }
+    }
+
+    fn varies(&self, e: &Expr, bound: &mut Vec<Sym>) -> bool {
+        let mut free = HashSet::new();
+        free_vars(e, bound, &mut free);
+        free.into_iter().any(|x| self.name_varies(x))
+    }
+
+    fn set(&mut self, p: &Pat, v: bool) {
+        for x in p.vars().into_iter().flatten() {
+            self.varying.insert(x, v);
+        }
+    }
+
+    fn walk(&mut self, body: &[Ins]) {
+        for i in body {
+            if self.stopped {
+                return;
+            }
+            match i {
+                Ins::Let(_, bds) => {
+                    let vs: Vec<bool> = bds
+                        .iter()
+                        .map(|b| self.varies(&b.expr, &mut Vec::new()))
+                        .collect();
+                    for (b, &v) in bds.iter().zip(&vs) {
+                        // Only bindings the runner makes lazily (see `Ctx::bind_all`).
+                        let lazy =
+                            !matches!(b.expr, Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_));
+                        if !v && lazy && matches!(b.pat, Pat::Var(Some(_))) {
+                            let k = self.keys.len() as u32;
+                            self.keys.insert(b as *const _ as usize, k);
+                        }
+                    }
+                    for (b, v) in bds.iter().zip(vs) {
+                        self.set(&b.pat, v);
+                    }
+                }
+                Ins::Rec(_, bds, _) => {
+                    let mut group: Vec<Sym> =
+                        bds.iter().flat_map(|b| b.pat.vars()).flatten().collect();
+                    let v = bds.iter().any(|b| self.varies(&b.expr, &mut group));
+                    bds.iter().for_each(|b| self.set(&b.pat, v));
+                }
+                Ins::WithFrom(_, x, _) | Ins::Procedure(_, x, ..) => {
+                    self.varying.insert(*x, true);
+                }
+                Ins::Enum(_, x, _) => {
+                    self.varying.insert(*x, false);
+                }
+                Ins::Include { file: Some(f), .. } => self.walk(&self.m.files[*f].prog.body),
+                Ins::IfVariant(_, c, yes, no) => {
+                    let b = if self.m.variant_holds(c) { yes } else { no };
+                    self.walk(b);
+                }
+                // Their bindings do not outlive them.
+                Ins::Forall(..) | Ins::Call(..) => {}
+                Ins::Test(..) | Ins::Show(_) | Ins::Events(_) | Ins::Debug(..) => {}
+                Ins::Match(..) | Ins::Include { file: None, .. } => self.stopped = true,
+            }
+        }
+    }
+}
