@@ -364,26 +364,7 @@ impl<'m> Runner<'_, 'm, '_> {
             return None;
         }
         let b = Bounds::new(self.cx, env, x, &seqs);
-        static ST: std::sync::Mutex<[usize; 4]> = std::sync::Mutex::new([0; 4]);
-        let before: usize = fs.iter().map(|f| f.len()).product();
-        let r = if b.has_checks() { b.prune(fs) } else { None };
-        let after: usize = fs.iter().map(|f| f.len()).product();
-        let mut g = ST.lock().unwrap();
-        g[0] += 1;
-        g[1] += before;
-        g[2] += after;
-        g[3] = b.n_checks();
-        if g[0] % 1000 == 0 || std::env::var_os("DBG").is_some() {
-            eprintln!(
-                "sites {} before {} after {} checks {} fs {:?} {}",
-                g[0],
-                g[1],
-                g[2],
-                g[3],
-                fs.iter().map(|f| f.len()).collect::<Vec<_>>(), b.dbg()
-            );
-        }
-        r
+        if b.has_checks() { b.prune(fs) } else { None }
     }
 
     /// The SC-per-location check that every branch of the `with` binding `x` runs, if any.

@@ -420,3 +420,19 @@ fn cached_values_do_not_leak_rf() {
         "ppo was computed once and kept"
     );
 }
+
+#[test]
+fn orders_failing_a_later_check_are_dropped_before_the_product() {
+    // `iw-first` fails for the x order 2 < 0 and the y order 4 < 1, whatever the other
+    // location's order: both are dropped before the product is walked. Behind a double
+    // complement (not monotone) the same check cannot be bounded and every branch runs.
+    let src = "include \"colib.cat\"\nwith co from coherence-orders(W, 0)\n\
+               let late = co & ((W \\ IW) * IW)\nempty CHECK as iw-first\n";
+    let (ok_pruned, failed_pruned) = passing_cos(&src.replace("CHECK", "late"));
+    let (ok_all, failed_all) = passing_cos(&src.replace("CHECK", "~(~late)"));
+    assert_eq!(ok_pruned, ok_all);
+    assert_eq!(ok_all, vec![vec![(0, 2), (1, 4)]]);
+    assert_eq!(failed_all, 3);
+    // One failure stands for every dropped branch.
+    assert_eq!(failed_pruned, 1);
+}

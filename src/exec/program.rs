@@ -2,7 +2,7 @@
 //! function per thread.
 
 use crate::litmus::ast::{Arch, InitEntry, LocRef, Operand, Prop, Test, Thread, ValueLit};
-use crate::sem::{self, Stop, Symbols, ThreadInit, Tracer, Value, c::Macros};
+use crate::sem::{self, Stop, Symbols, ThreadInit, Tracer, Value, c::Macros, vmsa};
 use std::collections::BTreeMap;
 
 /// Why a test cannot be run.
@@ -38,17 +38,22 @@ impl<'t> Program<'t> {
     pub fn new(test: &'t Test, macros: Option<&'t Macros>) -> Result<Program<'t>, EngineError> {
         let mut symbols = Symbols::default();
         collect_symbols(test, &mut symbols);
+        let entries = vmsa_symbols(test, &mut symbols);
         let value = |ty: Option<&str>, v: &ValueLit, symbols: &Symbols| match v {
             ValueLit::Int(i) => Value::Int(*i),
             ValueLit::Addr { name, .. } => {
                 let name = instr_literal(test.arch, ty, name)
                     .and_then(Result::ok)
+                    .or_else(|| symbols.vmsa.then(|| vmsa::canonical_entry(name)).flatten())
                     .unwrap_or_else(|| name.clone());
                 Value::Addr(symbols.get(&name).expect("interned"))
             }
         };
         let mut init_mem = vec![Value::ZERO; symbols.len()];
         code_memory(test, &symbols, &mut init_mem);
+        for (pte, e) in entries {
+            init_mem[pte.0 as usize] = Value::Addr(e);
+        }
         let mut thread_regs = vec![BTreeMap::new(); test.threads.len()];
         for InitEntry { ty, loc, value: v } in &test.init {
             let Some(v) = v else { continue };
@@ -287,6 +292,45 @@ fn code_memory(test: &Test, s: &Symbols, init_mem: &mut [Value]) {
             *v = Value::Addr(s.get(&instr_name(i, test.arch)).expect("interned"));
         }
     }
+}
+
+/// herd's virtual-memory variant (`Variant=vmsa`, `kvm`): turn it on in `s` and intern
+/// each virtual location's entry `PTE(x)`, page `page(x)` and identity entry value, and
+/// the canonical spelling of every entry in the init. Returns each entry location with
+/// its initial (identity) value, which the init may override.
+fn vmsa_symbols(test: &Test, s: &mut Symbols) -> Vec<(sem::LocId, sem::LocId)> {
+    let variant = test
+        .info
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("Variant"))
+        .map(|(_, v)| v.to_ascii_lowercase())
+        .unwrap_or_default();
+    let has = |w: &str| variant.split([',', ' ']).any(|f| f.trim() == w);
+    if test.arch != Arch::AArch64 || !(has("vmsa") || has("kvm")) {
+        return Vec::new();
+    }
+    s.vmsa = true;
+    // herd's default fault handling is `fatal`; `faultToNext` (and `handled`, whose
+    // handlers we do not run) go on with the next instruction.
+    s.fatal = !(has("handled") || has("faulttonext"));
+    let virt: Vec<String> = (0..s.len())
+        .map(|i| s.name(sem::LocId(i as u32)).to_string())
+        .filter(|n| vmsa::is_virtual(n))
+        .collect();
+    let mut out = Vec::new();
+    for x in &virt {
+        let pte = s.intern(&vmsa::pte_of(x));
+        s.intern(&vmsa::page_of(x));
+        out.push((pte, s.intern(&vmsa::identity_entry(x))));
+    }
+    for e in &test.init {
+        if let Some(ValueLit::Addr { name, .. }) = &e.value
+            && let Some(c) = vmsa::canonical_entry(name)
+        {
+            s.intern(&c);
+        }
+    }
+    out
 }
 
 /// Intern every name that denotes a memory location.

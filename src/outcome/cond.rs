@@ -57,6 +57,8 @@ fn show_prop(p: &Prop, ctx: u8) -> String {
     let (s, lvl) = match p {
         Prop::True => ("true".to_string(), 3),
         Prop::False => ("false".to_string(), 3),
+        // herd's fault atom `fault(P1:L0,x)` (virtual-memory variant), parsed as `=1`.
+        Prop::Eq(LocRef::Global(g), ValueLit::Int(1)) if g.starts_with("fault(") => (g.clone(), 3),
         Prop::Eq(l, v) => (format!("{}={}", show_loc(l), show_lit(v)), 3),
         Prop::Ne(l, v) => (format!("{}!={}", show_loc(l), show_lit(v)), 3),
         Prop::EqLoc(a, b) => (format!("{}={}", show_loc(a), show_loc(b)), 3),

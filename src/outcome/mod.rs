@@ -167,8 +167,12 @@ pub fn judge(
                     } else {
                         j.unsat += 1;
                     }
-                    j.states
-                        .insert(shown.iter().map(|l| (l.clone(), look(l))).collect());
+                    j.states.insert(
+                        shown
+                            .iter()
+                            .map(|l| (l.clone(), state_value(&prog, c, l)))
+                            .collect(),
+                    );
                     if sat && j.witness.is_none() {
                         j.witness = Some(ExecGraph::of(c, &v));
                     }
@@ -225,6 +229,9 @@ pub(crate) fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
                 .copied()
                 .unwrap_or(Value::ZERO)
         }
+        LocRef::Global(g) if g.starts_with("fault(") => {
+            Value::Int(fault_at(p, c, g).is_some() as i64)
+        }
         LocRef::Global(g) => {
             let Some(id) = p.symbols.get(g) else {
                 return Value::ZERO;
@@ -235,6 +242,27 @@ pub(crate) fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
                 .map(|(_, v)| *v)
                 .unwrap_or(p.init_mem[id.0 as usize])
         }
+    }
+}
+
+/// The virtual location a fault atom's thread faulted on at its label, if it did and
+/// the location is the one the atom names (virtual-memory variant).
+fn fault_at(p: &Program, c: &Candidate, g: &str) -> Option<Value> {
+    let (proc, label, loc) = crate::sem::vmsa::fault_atom(g)?;
+    let t = p.test.threads.iter().position(|t| t.proc() == proc)?;
+    let v = *c.runs[t].regs.get(&crate::sem::vmsa::fault_key(label))?;
+    match (loc, v) {
+        (Some(x), Value::Addr(l)) if p.symbols.name(l) != x => None,
+        _ => Some(v),
+    }
+}
+
+/// A location's value as a final state shows it: a fault atom holds the faulting
+/// location (or 0), which the printer spells herd's way.
+fn state_value(p: &Program, c: &Candidate, l: &LocRef) -> Value {
+    match l {
+        LocRef::Global(g) if g.starts_with("fault(") => fault_at(p, c, g).unwrap_or(Value::ZERO),
+        _ => lookup(p, c, l),
     }
 }
 

@@ -1,14 +1,26 @@
 //! herd7's output block, line for line, so that herd's scripts and `mcompare7` read ours.
 
-use crate::litmus::ast::{Quantifier, Test};
+use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::outcome::{Judgement, State, cond};
+use crate::sem::Value;
 use std::fmt::Write;
 
 /// One final state: `0:r0=1; [x]=2;`.
 pub fn show_state(j: &Judgement, s: &State) -> String {
     let mut out = String::new();
     for (l, v) in s {
-        let _ = write!(out, "{}={}; ", cond::show_loc(l), j.symbols.show(*v));
+        match l {
+            LocRef::Global(g) if g.starts_with("fault(") => {
+                let at = match v {
+                    Value::Addr(x) => Some(j.symbols.name(*x)),
+                    Value::Int(_) => None,
+                };
+                let _ = write!(out, "{}; ", crate::sem::vmsa::show_fault(g, at));
+            }
+            _ => {
+                let _ = write!(out, "{}={}; ", cond::show_loc(l), j.symbols.show(*v));
+            }
+        }
     }
     out.trim_end().to_string()
 }

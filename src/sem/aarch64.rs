@@ -5,7 +5,9 @@
 //! to the zero register), fences `DMB.SY`, `DMB.ISHLD`, `DSB.ISH`, `ISB`...; every
 //! memory event is also tagged `Exp` (explicit), conditional branches `BCC`.
 //! `rmw` pairs an exclusive load with the next exclusive store (herd's `lxsx`) and the
-//! read and write of one AMO.
+//! read and write of one AMO. Under `Variant=vmsa` each explicit access to a virtual
+//! location is translated first (see [`super::vmsa`]): a fault ends the thread unless
+//! the variant says `faultToNext` or `handled`, and leaves the registers as they were.
 //!
 //! aarch64.cat computes its dependencies itself (`catdep`, aarch64deps.cat) from
 //! register events and the instructions' internal dataflow (`iico_data`) and
@@ -23,7 +25,7 @@
 //! `~same-instance`), so sources in the current instruction are left out.
 
 use super::asm_common::{Flow, add_addr, arith, compare, exec, unsupported};
-use super::{Deps, Stop, TVal, ThreadInit, Tracer, Value};
+use super::{Deps, LocId, Stop, TVal, ThreadInit, Tracer, Value, vmsa};
 use crate::litmus::ast::{AsmThread, Instr, Mem, MemBase, Operand, Span};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -117,6 +119,12 @@ struct State<'a> {
     /// Instructions held in memory, by the (line, column) of their cell: code whose
     /// address the test exposes (`0:X1=1:L0`), fetched before it runs.
     code: HashMap<(u32, u32), Value>,
+    /// Labels of the instructions, by (line, column): faults are reported by label.
+    labels: HashMap<(u32, u32), String>,
+    /// The current instruction's translation fault (virtual-memory variant).
+    fault: Option<LocId>,
+    /// Faults so far: label and virtual location.
+    faults: Vec<(String, LocId)>,
     init: &'a ThreadInit<'a>,
 }
 
@@ -184,9 +192,15 @@ pub fn run(
         pick_ctrl: Deps::NONE,
         first: 0,
         code: HashMap::new(),
+        labels: HashMap::new(),
+        fault: None,
+        faults: Vec::new(),
         init,
     };
     st.code = code_lines(thread, init);
+    if init.symbols.vmsa {
+        st.labels = instr_labels(thread);
+    }
     for (name, v) in &init.regs {
         if let Some((n, _)) = parse_reg(name) {
             st.regs.insert(n, RVal::konst(*v));
@@ -194,12 +208,29 @@ pub fn run(
     }
     exec(thread, t, &mut st, step)?;
     let opaque = st.opaque;
-    Ok(st
+    let mut regs: BTreeMap<String, Value> = st
         .regs
         .into_iter()
         .filter(|(n, _)| !opaque.contains(n))
         .map(|(n, v)| (format!("X{n}"), v.v))
-        .collect())
+        .collect();
+    for (label, l) in st.faults {
+        regs.insert(vmsa::fault_key(&label), Value::Addr(l));
+    }
+    Ok(regs)
+}
+
+/// Each instruction's label, by the (line, column) of the instruction.
+fn instr_labels(thread: &AsmThread) -> HashMap<(u32, u32), String> {
+    let mut out = HashMap::new();
+    for (k, line) in thread.code.iter().enumerate() {
+        let Some(label) = &line.label else { continue };
+        if let Some(at) = thread.code[k..].iter().find(|c| c.instr.is_some()) {
+            out.entry((at.span.line, at.span.col))
+                .or_insert_with(|| label.clone());
+        }
+    }
+    out
 }
 
 /// Register number and width (true for W); 31 is the zero register.
@@ -376,6 +407,40 @@ impl State<'_> {
     /// A load from `a`: the value depends on the read, on its address (`iico_data`) and
     /// on what the po-latest store to the location depended on (`lmrs`).
     fn load(&mut self, t: &mut Tracer, a: RVal, tags: &[&str]) -> Result<(usize, RVal), Stop> {
+        let (a, branch) = match self.translate(t, a)? {
+            Ok(p) => p,
+            Err(f) => return Ok((f, RVal::int(0))),
+        };
+        let r = self.load_at(t, a, tags)?;
+        if let Some(b) = branch {
+            t.relate("iico_ctrl", b, r.0);
+        }
+        Ok(r)
+    }
+
+    /// The translation of an explicit access to `a` (virtual-memory variant): the
+    /// physical address and the translation's branch, or the fault event, recorded as
+    /// the instruction's fault.
+    fn translate(
+        &mut self,
+        t: &mut Tracer,
+        a: RVal,
+    ) -> Result<Result<(RVal, Option<usize>), usize>, Stop> {
+        let addr = TVal {
+            v: a.v,
+            deps: self.outer(a.deps),
+        };
+        Ok(match vmsa::translate(t, addr)? {
+            vmsa::Translation::Direct => Ok((a, None)),
+            vmsa::Translation::Mapped { phys, branch } => Ok((a.map(phys), Some(branch))),
+            vmsa::Translation::Fault { loc, event } => {
+                self.fault = Some(loc);
+                Err(event)
+            }
+        })
+    }
+
+    fn load_at(&mut self, t: &mut Tracer, a: RVal, tags: &[&str]) -> Result<(usize, RVal), Stop> {
         let mut tags = tags.to_vec();
         tags.push("Exp");
         if is_code(self.init.symbols, a.v) {
@@ -406,6 +471,26 @@ impl State<'_> {
     /// `pick-data-dep` sources; `inner` is what else flows into the written value
     /// inside the instruction without being a register (an AMO's read).
     fn store(
+        &mut self,
+        t: &mut Tracer,
+        a: RVal,
+        data: RVal,
+        pick_data: Deps,
+        inner: RVal,
+        tags: &[&str],
+    ) -> Result<usize, Stop> {
+        let (a, branch) = match self.translate(t, a)? {
+            Ok(p) => p,
+            Err(f) => return Ok(f),
+        };
+        let w = self.store_at(t, a, data, pick_data, inner, tags)?;
+        if let Some(b) = branch {
+            t.relate("iico_ctrl", b, w);
+        }
+        Ok(w)
+    }
+
+    fn store_at(
         &mut self,
         t: &mut Tracer,
         a: RVal,
@@ -547,10 +632,22 @@ fn amo_order(suffix: &str) -> Option<(bool, bool)> {
 fn step(st: &mut State, i: &Instr, span: Span, t: &mut Tracer) -> Result<Flow, Stop> {
     st.first = t.events().len();
     let ctrl = st.pick_ctrl;
-    let flow = match st.code.get(&(span.line, span.col)).copied() {
+    let before = st.init.symbols.vmsa.then(|| st.regs.clone());
+    let mut flow = match st.code.get(&(span.line, span.col)).copied() {
         Some(at) => fetch_and_run(st, at, span, t)?,
         None => step_instr(st, i, span, t)?,
     };
+    // A faulting instruction has no effect on registers; with `fatal` it ends the thread.
+    if let Some(l) = st.fault.take() {
+        st.regs = before.unwrap_or_default();
+        let label = st.labels.get(&(span.line, span.col)).cloned();
+        st.faults.push((label.unwrap_or_default(), l));
+        flow = if st.init.symbols.fatal {
+            Flow::Exit
+        } else {
+            Flow::Next
+        };
+    }
     for e in st.first..t.events().len() {
         for r in ctrl.iter() {
             t.relate("pick-ctrl-dep", r, e);
@@ -639,7 +736,12 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
                 "LSR" => "lsr",
                 _ => "asr",
             };
-            let v = a.with(arith(f, a.v, b.v)?, b);
+            // The page of a virtual address stays symbolic (virtual-memory variant).
+            let r = match (f, b.v) {
+                ("lsr", Value::Int(12)) => vmsa::page(st.init.symbols, a.v),
+                _ => None,
+            };
+            let v = a.with(r.map_or_else(|| arith(f, a.v, b.v), Ok)?, b);
             if o == "SUBS" {
                 st.set_flags(t, compare(a.v, b.v)?, v)?;
             } else if o.ends_with('S') {
@@ -681,6 +783,19 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             Ok(Flow::Skip(bytes / 4))
         }
         ("B", [Sym(l)]) => Ok(Flow::Jump(l.clone())),
+        ("TLBI", [Sym(op), Reg(r)]) => {
+            let p = st.reg(t, r)?;
+            let e = vmsa::tlbi(
+                t,
+                op,
+                TVal {
+                    v: p.v,
+                    deps: st.outer(p.deps),
+                },
+            )?;
+            feed(t, p.src, e, Some("ADDR"));
+            next
+        }
         ("DC", [Sym(op), Reg(r)]) if op == "CVAU" => {
             cache_op(st, t, r, "DC.CVAU")?;
             next
@@ -1350,6 +1465,56 @@ mod tests {
             })
             .collect();
         (states, j)
+    }
+
+    #[test]
+    fn vmsa_accesses_go_through_the_entry_and_an_invalid_one_faults() {
+        // P0 remaps x to y's page, then unmaps it; P1 reads x through its entry.
+        let src = "AArch64 T\nVariant=vmsa\n{ [y]=1; pteval_t 0:X0=(oa:PA(y), valid:1);\n\
+                   pteval_t 0:X2=(oa:PA(y), valid:0); 0:X1=PTE(x); 1:X1=x; }\n\
+                   P0          | P1              ;\n\
+                   STR X0,[X1] | L0: LDR W2,[X1] ;\n\
+                   STR X2,[X1] | MOV W3,#1       ;\n\
+                   locations [1:X2; 1:X3;]\n\
+                   exists (fault(P1:L0,x))\n";
+        let (states, j) = states_of(src, &["X2", "X3"]);
+        // x's own page (0), y's (1), or a fault that ends P1 before its MOV.
+        assert_eq!(states, vec![vec![0, 0], vec![0, 1], vec![1, 1]]);
+        let test = crate::litmus::parse(src).expect("parses");
+        let shown: Vec<String> = j
+            .states
+            .iter()
+            .map(|s| crate::report::herd::show_state(&j, s))
+            .collect();
+        assert!(shown.contains(&"1:X2=0; 1:X3=0; Fault(P1:L0,x,MMU:Translation);".to_string()));
+        assert!(shown.contains(&"1:X2=1; 1:X3=1; ~Fault(P1:L0,x);".to_string()));
+        assert!(crate::report::herd::block(&test, &j).contains("exists (fault(P1:L0,x))"));
+        assert_eq!(j.sat, 1);
+    }
+
+    #[test]
+    fn a_completed_tlbi_orders_an_unmapping_before_later_writes() {
+        let src = |sync: &str| {
+            format!(
+                "AArch64 T\nVariant=vmsa\n{{ pteval_t 0:X0=(oa:PA(x), valid:0); 0:X1=PTE(x);\n\
+                 0:X2=x; 0:X4=y; 1:X2=x; 1:X4=y; }}\n\
+                 P0              | P1              ;\n\
+                 STR X0,[X1]     | LDR W0,[X4]     ;\n\
+                 {sync}\n\
+                 MOV W3,#1       | ISB             ;\n\
+                 STR W3,[X4]     | L0: LDR W5,[X2] ;\n\
+                 exists (1:X0=1 /\\ not (fault(P1:L0,x)))\n"
+            )
+        };
+        let tlbi = "DSB ISH         | DSB SY          ;\n\
+                    LSR X5,X2,#12   |                 ;\n\
+                    TLBI VAAE1IS,X5 |                 ;\n\
+                    DSB ISH         |                 ;";
+        let (_, j) = states_of(&src(tlbi), &["X0"]);
+        assert_eq!(j.sat, 0, "the TLBI and DSB order the unmapping first");
+        assert!(j.flags.contains("Assuming-common-inner-shareable-domain"));
+        let (_, j) = states_of(&src("DMB ST          | DSB SY          ;"), &["X0"]);
+        assert!(j.sat > 0, "without a TLBI the old entry may still be used");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod aarch64;
 pub mod asm_common;
 pub mod c;
 pub mod ppc;
+pub mod vmsa;
 pub mod x86;
 
 use crate::litmus::ast::Span;
@@ -50,6 +51,11 @@ impl Value {
 pub struct Symbols {
     names: Vec<String>,
     arrays: Vec<Array>,
+    /// herd's virtual-memory variant (`Variant=vmsa`): explicit accesses to a location
+    /// `x` that has an entry `PTE(x)` are translated through it.
+    pub vmsa: bool,
+    /// A translation fault ends its thread (herd's default, `fatal`).
+    pub fatal: bool,
 }
 
 /// The cells of one array, in order, and the size in bytes of each.

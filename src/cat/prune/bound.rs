@@ -40,6 +40,8 @@ enum Lb<'m> {
     /// Nothing known: the empty bound (of any type).
     Nothing,
     Rel(Rc<Rel>),
+    /// A lower bound of a relation that may also be `_`, which sequences skip.
+    Under(Rc<Rel>),
     Set(Rc<Set>),
     /// An exact value other than a set or relation of events (`_`, closures, tags, ...).
     Val(Value<'m>),
@@ -76,7 +78,8 @@ enum Slot<'m> {
 struct Lazy<'m> {
     expr: &'m Expr,
     env: Abs<'m>,
-    cell: RefCell<Option<Lb<'m>>>,
+    /// The bound, and whether it depends on the order.
+    cell: RefCell<Option<(Lb<'m>, bool)>>,
 }
 
 impl<'m> Abs<'m> {
@@ -112,8 +115,11 @@ pub struct Bounds<'a, 'm, 'p> {
     /// Values depending on the order: forgotten before each new one.
     lazies: Vec<Rc<Lazy<'m>>>,
     checks: Vec<(&'m Test, Abs<'m>)>,
-    /// Exact values of expressions (`None`: not exact), by expression and names bound.
+    /// Bounds of expressions that do not depend on the order (`None`: they do), by
+    /// expression and names bound.
     nodes: RefCell<FxHashMap<(usize, u32), Option<Lb<'m>>>>,
+    /// Whether what is being computed has read the order.
+    touched: Cell<bool>,
     depth: Cell<u32>,
 }
 
@@ -130,6 +136,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             lazies: Vec::new(),
             checks: Vec::new(),
             nodes: RefCell::default(),
+            touched: Cell::new(false),
             depth: Cell::new(0),
         };
         let mut abs = Abs {
@@ -161,19 +168,10 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         b
     }
 
-    pub fn dbg(&self) -> String {
-        let st = self.memo().stats.borrow();
-        let mut v: Vec<String> = st.iter().map(|(k, v)| format!("{:x}:{:?}", k.1 % 0x10000, v)).collect();
-        v.sort();
-        v.join(" ") + " | " + &self.checks.iter().map(|(t, _)| format!("{}={:x}", t.name.clone().unwrap_or_default(), *t as *const Test as usize % 0x10000)).collect::<Vec<_>>().join(" ")
-    }
     fn memo(&self) -> &Memo {
         self.shared.unwrap_or(&self.local)
     }
 
-    pub fn n_checks(&self) -> usize {
-        self.checks.len()
-    }
     pub fn has_checks(&self) -> bool {
         !self.checks.is_empty()
     }
@@ -198,7 +196,10 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
     fn failing(&self, p: &Rc<Rel>) -> Option<Failure> {
         *self.root.borrow_mut() = Lb::Rel(p.clone());
         for l in &self.lazies {
-            *l.cell.borrow_mut() = None;
+            let mut c = l.cell.borrow_mut();
+            if c.as_ref().is_some_and(|(_, varies)| *varies) {
+                *c = None;
+            }
         }
         self.checks.iter().find_map(|(t, abs)| {
             let fail = self.fails(t, abs);
@@ -213,13 +214,13 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
 
     fn fails(&self, t: &'m Test, abs: &Abs<'m>) -> Option<Failure> {
         let cycle = match (t.kind, self.lb(&t.expr, abs)) {
-            (TestKind::Empty, Lb::Rel(r)) if !r.is_empty() => None,
+            (TestKind::Empty, Lb::Rel(r) | Lb::Under(r)) if !r.is_empty() => None,
             (TestKind::Empty, Lb::Set(s)) if !s.is_empty() => None,
-            (TestKind::Irreflexive, Lb::Rel(r)) => {
+            (TestKind::Irreflexive, Lb::Rel(r) | Lb::Under(r)) => {
                 let i = (0..r.universe()).find(|&i| r.contains(i, i))?;
                 Some(vec![i])
             }
-            (TestKind::Acyclic, Lb::Rel(r)) => Some(r.find_cycle()?),
+            (TestKind::Acyclic, Lb::Rel(r) | Lb::Under(r)) => Some(r.find_cycle()?),
             _ => return None,
         };
         let kind = match t.kind {
@@ -377,14 +378,21 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                 self.cx
                     .lookup(&abs.real, y, crate::cat::ast::Pos::default())
             }),
-            Some(Slot::Root) => self.root.borrow().clone(),
+            Some(Slot::Root) => {
+                self.touched.set(true);
+                self.root.borrow().clone()
+            }
             Some(Slot::Known(v)) => v.clone(),
             Some(Slot::Lazy(l)) => {
-                if let Some(v) = &*l.cell.borrow() {
+                if let Some((v, varies)) = &*l.cell.borrow() {
+                    self.touched.set(self.touched.get() || *varies);
                     return v.clone();
                 }
+                let saved = self.touched.replace(false);
                 let v = self.lb(l.expr, &l.env);
-                *l.cell.borrow_mut() = Some(v.clone());
+                let varies = self.touched.get();
+                *l.cell.borrow_mut() = Some((v.clone(), varies));
+                self.touched.set(saved || varies);
                 v
             }
         }
@@ -402,27 +410,36 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
     }
 
     /// A lower bound of the value of `e` in every branch where `co` contains the order.
+    /// Bounds not depending on the order are remembered for the next ones.
     fn lb(&self, e: &'m Expr, abs: &Abs<'m>) -> Lb<'m> {
         let key = abs.len.map(|l| (e as *const Expr as usize, l));
-        if let Some(k) = key
-            && let Some(v) = self.nodes.borrow().get(&k)
-        {
-            if let Some(v) = v {
-                return v.clone();
-            }
-        } else {
-            let exact = match e {
-                Expr::Var(_, y) => matches!(abs.find(*y), None | Some(Slot::Exact)),
-                _ => self.is_exact(e, abs),
-            };
-            let v = exact.then(|| self.exact_val(|| self.cx.eval(&abs.real, e)));
-            if let Some(k) = key {
-                self.nodes.borrow_mut().insert(k, v.clone());
-            }
-            if let Some(v) = v {
-                return v;
-            }
+        let seen = key.and_then(|k| self.nodes.borrow().get(&k).cloned());
+        match seen {
+            Some(Some(v)) => return v,
+            Some(None) => return self.compute(e, abs),
+            None => {}
         }
+        let exact = match e {
+            Expr::Var(_, y) => matches!(abs.find(*y), None | Some(Slot::Exact)),
+            _ => self.is_exact(e, abs),
+        };
+        let saved = self.touched.replace(false);
+        let v = if exact {
+            self.exact_val(|| self.cx.eval(&abs.real, e))
+        } else {
+            self.compute(e, abs)
+        };
+        let varies = self.touched.get();
+        self.touched.set(saved || varies);
+        if let Some(k) = key {
+            self.nodes
+                .borrow_mut()
+                .insert(k, (!varies).then(|| v.clone()));
+        }
+        v
+    }
+
+    fn compute(&self, e: &'m Expr, abs: &Abs<'m>) -> Lb<'m> {
         match e {
             Expr::Var(_, y) => self.lookup(abs, *y),
             Expr::Op1(_, op, a) => self.op1(*op, self.lb(a, abs)),
@@ -436,6 +453,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                     (a, Lb::Nothing) => a,
                     (_, Lb::Val(Value::Unv)) => Lb::Nothing,
                     (Lb::Rel(a), Lb::Rel(b)) => Lb::Rel(Rc::new(a.diff(&b))),
+                    (Lb::Under(a), Lb::Rel(b)) => Lb::Under(Rc::new(a.diff(&b))),
                     (Lb::Set(a), Lb::Set(b)) => Lb::Set(Rc::new(a.diff(&b))),
                     _ => Lb::Nothing,
                 }
@@ -501,6 +519,13 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
 
     fn op1(&self, op: Op1, v: Lb<'m>) -> Lb<'m> {
         let id = || Lb::Rel(self.cx.ident());
+        if let Lb::Under(r) = v {
+            // `_` stays `_`.
+            return match self.op1(op, Lb::Rel(r)) {
+                Lb::Rel(r) if op != Op1::ToId => Lb::Under(r),
+                _ => Lb::Nothing,
+            };
+        }
         match (op, v) {
             (Op1::Star | Op1::Opt, Lb::Nothing) => id(),
             (Op1::Plus, Lb::Rel(r)) => Lb::Rel(Rc::new(r.transitive_closure())),
@@ -516,8 +541,21 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
 
     fn union(&self, es: &'m [Expr], abs: &Abs<'m>) -> Lb<'m> {
         let mut acc = Lb::Nothing;
+        // A part known to be a relation but `_`: the union is `_` then.
+        let mut maybe_unv = false;
         for a in es {
-            acc = match (acc, self.lb(a, abs)) {
+            let v = match self.lb(a, abs) {
+                Lb::Under(r) => {
+                    maybe_unv = true;
+                    Lb::Rel(r)
+                }
+                Lb::Nothing => {
+                    maybe_unv = true;
+                    Lb::Nothing
+                }
+                v => v,
+            };
+            acc = match (acc, v) {
                 (_, u @ Lb::Val(Value::Unv)) => return u,
                 (acc, Lb::Nothing) => acc,
                 (Lb::Nothing, v @ (Lb::Rel(_) | Lb::Set(_))) => v,
@@ -534,7 +572,10 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                 _ => return Lb::Nothing,
             };
         }
-        acc
+        match acc {
+            Lb::Rel(r) if maybe_unv => Lb::Under(r),
+            acc => acc,
+        }
     }
 
     fn seq(&self, es: &'m [Expr], abs: &Abs<'m>) -> Lb<'m> {
@@ -635,6 +676,9 @@ fn site(seqs: &[&[Ins]]) -> usize {
 
 fn inter<'m>(a: Lb<'m>, b: Lb<'m>) -> Lb<'m> {
     match (a, b) {
+        (Lb::Under(x), Lb::Rel(y) | Lb::Under(y)) | (Lb::Rel(x), Lb::Under(y)) => {
+            Lb::Under(Rc::new(x.inter(&y)))
+        }
         (Lb::Val(Value::Unv), v) | (v, Lb::Val(Value::Unv)) => v,
         (Lb::Rel(x), Lb::Rel(y)) => Lb::Rel(Rc::new(x.inter(&y))),
         (Lb::Set(x), Lb::Set(y)) => Lb::Set(Rc::new(x.inter(&y))),
