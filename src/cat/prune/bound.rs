@@ -32,13 +32,17 @@ pub struct Memo {
     exact: RefCell<FxHashMap<(usize, usize, u32), bool>>,
     /// How often each check was tried at a site and how often it dropped the order.
     stats: RefCell<FxHashMap<(usize, usize), (u32, u32)>>,
+    /// Sites where no check is worth trying any more: not even read again.
+    idle: RefCell<rustc_hash::FxHashSet<usize>>,
 }
 
 /// What is known of a value: a lower bound, or the value itself.
 #[derive(Clone)]
 enum Lb<'m> {
-    /// Nothing known: the empty bound (of any type).
+    /// Nothing known: the empty bound (of any type; the value may even be `_`).
     Nothing,
+    /// The empty bound of a value that is not `_`.
+    Empty,
     Rel(Rc<Rel>),
     /// A lower bound of a relation that may also be `_`, which sequences skip.
     Under(Rc<Rel>),
@@ -139,6 +143,9 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             touched: Cell::new(false),
             depth: Cell::new(0),
         };
+        if b.memo().idle.borrow().contains(&b.site) {
+            return b;
+        }
         let mut abs = Abs {
             list: None,
             real: env.clone(),
@@ -163,6 +170,9 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                 tried < TRIAL || failed * WORTH >= tried
             });
             checks.sort_by_key(|(t, _)| std::cmp::Reverse(stat(t).1));
+        }
+        if checks.is_empty() {
+            b.memo().idle.borrow_mut().insert(b.site);
         }
         b.checks = checks;
         b
@@ -400,7 +410,8 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
 
     fn exact_val(&self, f: impl FnOnce() -> Result<Value<'m>, crate::cat::CatError>) -> Lb<'m> {
         match f() {
-            Ok(Value::Empty) | Err(_) => Lb::Nothing,
+            Ok(Value::Empty) => Lb::Empty,
+            Err(_) => Lb::Nothing,
             Ok(Value::Rel(r)) => Lb::Rel(r),
             Ok(Value::Set(s)) => Lb::Set(s),
             Ok(Value::Pair(a, b)) => Lb::Rel(Rc::new(Rel::from_pairs(self.cx.n, [(a, b)]))),
@@ -450,7 +461,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                     return Lb::Nothing;
                 }
                 match (self.lb(&es[0], abs), self.lb(&es[1], abs)) {
-                    (a, Lb::Nothing) => a,
+                    (a, Lb::Empty) => a,
                     (_, Lb::Val(Value::Unv)) => Lb::Nothing,
                     (Lb::Rel(a), Lb::Rel(b)) => Lb::Rel(Rc::new(a.diff(&b))),
                     (Lb::Under(a), Lb::Rel(b)) => Lb::Under(Rc::new(a.diff(&b))),
@@ -527,7 +538,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             };
         }
         match (op, v) {
-            (Op1::Star | Op1::Opt, Lb::Nothing) => id(),
+            (Op1::Star | Op1::Opt, Lb::Nothing | Lb::Empty) => id(),
             (Op1::Plus, Lb::Rel(r)) => Lb::Rel(Rc::new(r.transitive_closure())),
             (Op1::Star, Lb::Rel(r)) => Lb::Rel(Rc::new(r.reflexive_transitive_closure())),
             (Op1::Opt, Lb::Rel(r)) => Lb::Rel(Rc::new(r.union(&self.cx.ident()))),
@@ -557,7 +568,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             };
             acc = match (acc, v) {
                 (_, u @ Lb::Val(Value::Unv)) => return u,
-                (acc, Lb::Nothing) => acc,
+                (acc, Lb::Nothing | Lb::Empty) => acc,
                 (Lb::Nothing, v @ (Lb::Rel(_) | Lb::Set(_))) => v,
                 (Lb::Rel(r), Lb::Rel(s)) => {
                     let mut r = Rc::unwrap_or_clone(r);
@@ -578,6 +589,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         }
     }
 
+    /// Never `_`: the evaluator gives a relation or `{}` for any sequence.
     fn seq(&self, es: &'m [Expr], abs: &Abs<'m>) -> Lb<'m> {
         // An empty exact factor makes the rest irrelevant.
         for a in es {
@@ -587,9 +599,9 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             };
             if self.is_exact(a, abs) {
                 match self.lb(a, abs) {
-                    Lb::Nothing => return Lb::Nothing,
-                    Lb::Rel(r) if r.is_empty() => return Lb::Nothing,
-                    Lb::Set(s) if s.is_empty() => return Lb::Nothing,
+                    Lb::Empty => return Lb::Empty,
+                    Lb::Rel(r) if r.is_empty() => return Lb::Empty,
+                    Lb::Set(s) if s.is_empty() => return Lb::Empty,
                     _ => {}
                 }
             }
@@ -601,12 +613,12 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                 Expr::Op1(_, Op1::ToId, s) => match self.lb(s, abs) {
                     Lb::Val(Value::Unv) => continue,
                     Lb::Set(s) => Err(s),
-                    _ => return Lb::Nothing,
+                    _ => return Lb::Empty,
                 },
                 _ => match self.lb(a, abs) {
                     Lb::Val(Value::Unv) => continue,
                     Lb::Rel(r) => Ok(r),
-                    _ => return Lb::Nothing,
+                    _ => return Lb::Empty,
                 },
             };
             acc = Some(match (acc, item) {
@@ -616,10 +628,10 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
                 (Some(r), Err(s)) => r.restrict_range(&s),
             });
             if acc.as_ref().is_some_and(Rel::is_empty) {
-                return Lb::Nothing;
+                return Lb::Empty;
             }
         }
-        acc.map_or(Lb::Nothing, |r| Lb::Rel(Rc::new(r)))
+        acc.map_or(Lb::Empty, |r| Lb::Rel(Rc::new(r)))
     }
 
     fn apply(&self, f: Lb<'m>, a: Lb<'m>) -> Lb<'m> {
