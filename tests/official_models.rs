@@ -9,6 +9,9 @@
 //! `herd/libdir/{x86tso,x86tso-mixed,aarch64,ppc}.cat` for the machine dialects
 //! (`aarch64.cat` computes its own dependencies from register events: `catdep`).
 
+mod common;
+use common::{norm, root};
+
 use litmus::litmus::ast::Arch;
 use litmus::litmus::parse_file;
 use litmus::model::{Loaded, Request, load_files};
@@ -16,10 +19,6 @@ use litmus::outcome::{Options, judge};
 use litmus::report::herd;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The official files herd7 would use for `arch`, as a request.
 fn request(tree: &Path, arch: Arch) -> Request {
@@ -39,17 +38,6 @@ fn request(tree: &Path, arch: Arch) -> Request {
         Arch::AArch64 => cat("aarch64.cat"),
         Arch::PPC => cat("ppc.cat"),
     }
-}
-
-/// A state with its items sorted and spaces dropped.
-fn norm(s: &str) -> String {
-    let mut items: Vec<String> = s
-        .split(';')
-        .map(|x| x.replace(' ', ""))
-        .filter(|x| !x.is_empty())
-        .collect();
-    items.sort();
-    items.join(";")
 }
 
 #[test]

@@ -3,16 +3,15 @@
 //!   verdict, witness counts).
 //! - Its full herd-format block is pinned by an insta snapshot (the `Time` line left out).
 
+mod common;
+use common::{norm, root};
+
 use litmus::litmus::parse_file;
 use litmus::model::{self, Loaded, Request};
 use litmus::outcome::{Options, judge};
 use litmus::report::herd;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn suite_files() -> Vec<PathBuf> {
     fn walk(d: &Path, out: &mut Vec<PathBuf>) {
@@ -62,17 +61,6 @@ fn herd_answers() -> BTreeMap<String, Herd> {
             )
         })
         .collect()
-}
-
-/// A state with its items sorted and spaces dropped, as herd's own comparisons do.
-fn norm(s: &str) -> String {
-    let mut items: Vec<String> = s
-        .split(';')
-        .map(|x| x.replace(' ', ""))
-        .filter(|x| !x.is_empty())
-        .collect();
-    items.sort();
-    items.join(";")
 }
 
 #[test]

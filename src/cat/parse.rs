@@ -226,27 +226,7 @@ impl<'a> Parser<'a> {
                 let e = self.expr()?;
                 self.expect_kw("with")?;
                 self.eat_sym("||");
-                let mut cls = Vec::new();
-                let mut dflt = None;
-                loop {
-                    if self.eat_sym("_") {
-                        self.expect_sym("->")?;
-                        dflt = Some(self.ins_list()?);
-                        break;
-                    }
-                    let t = match self.bump() {
-                        Tok::Tag(t) => t.to_string(),
-                        _ => {
-                            self.i -= 1;
-                            return self.fail("a tag or '_'");
-                        }
-                    };
-                    self.expect_sym("->")?;
-                    cls.push((t, self.ins_list()?));
-                    if !self.eat_sym("||") {
-                        break;
-                    }
-                }
+                let (cls, dflt) = self.tag_clauses(Self::ins_list)?;
                 self.expect_kw("end")?;
                 Ok(Ins::Match(pos, e, cls, dflt))
             }
@@ -595,32 +575,36 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `'tag -> body || ... || _ -> body`, for match instructions and expressions alike.
+    #[allow(clippy::type_complexity)]
+    fn tag_clauses<T>(&mut self, mut body: impl FnMut(&mut Self) -> R<T>) -> R<(Vec<(String, T)>, Option<T>)> {
+        let mut cls = Vec::new();
+        loop {
+            if self.eat_sym("_") {
+                self.expect_sym("->")?;
+                return Ok((cls, Some(body(self)?)));
+            }
+            let t = match self.bump() {
+                Tok::Tag(t) => t.to_string(),
+                _ => {
+                    self.i -= 1;
+                    return self.fail("a tag or '_'");
+                }
+            };
+            self.expect_sym("->")?;
+            cls.push((t, body(self)?));
+            if !self.eat_sym("||") {
+                return Ok((cls, None));
+            }
+        }
+    }
+
     fn match_body(&mut self, pos: Pos, e: Box<Expr>) -> R<Expr> {
         let tag_clauses = matches!(self.peek(), Tok::Tag(_))
             || (self.is_sym("_") && matches!(self.peek_at(1), Tok::Sym("->")));
         if tag_clauses {
-            let mut cls = Vec::new();
-            let mut dflt = None;
-            loop {
-                if self.eat_sym("_") {
-                    self.expect_sym("->")?;
-                    dflt = Some(Box::new(self.expr()?));
-                    break;
-                }
-                let t = match self.bump() {
-                    Tok::Tag(t) => t.to_string(),
-                    _ => {
-                        self.i -= 1;
-                        return self.fail("a tag or '_'");
-                    }
-                };
-                self.expect_sym("->")?;
-                cls.push((t, self.expr()?));
-                if !self.eat_sym("||") {
-                    break;
-                }
-            }
-            return Ok(Expr::Match(pos, e, cls, dflt));
+            let (cls, dflt) = self.tag_clauses(Self::expr)?;
+            return Ok(Expr::Match(pos, e, cls, dflt.map(Box::new)));
         }
         let mut empty = None;
         let mut elt = None;

@@ -237,3 +237,62 @@ pub(super) fn check_op(
         )))
     }
 }
+
+/// An X86-family instruction: an optional `LOCK` prefix (kept in the mnemonic, spelled in the
+/// dialect's case, `;` after it allowed), the mnemonic checked against `table`, then the
+/// comma-separated operands.
+pub(super) fn x86_family_instr<'a>(
+    i: In<'a>,
+    table: &[&str],
+    arch: &str,
+    upper: bool,
+    operand: fn(In<'a>) -> PResult<'a, Operand>,
+) -> Result<Instr, nom::Err<ParseError>> {
+    let case = |s: &str| {
+        if upper {
+            s.to_ascii_uppercase()
+        } else {
+            s.to_ascii_lowercase()
+        }
+    };
+    let (mut rest, op) = x86_mnemonic(i)?;
+    let mut name = case(op.fragment());
+    if name == case("lock") {
+        let (r, _) = crate::litmus::lex::blanks(rest)?;
+        let (r, _) = nom::combinator::opt(nom::character::complete::char(';'))(r)?;
+        let (r, _) = crate::litmus::lex::blanks(r)?;
+        let (r, op2) = x86_mnemonic(r)?;
+        let inner = check_op(op2, case(op2.fragment()), table, arch)?;
+        name = format!("{name} {inner}");
+        rest = r;
+    } else {
+        name = check_op(op, name, table, arch)?;
+    }
+    let (rest, _) = crate::litmus::lex::blanks(rest)?;
+    let args = split_commas(rest)?
+        .into_iter()
+        .map(|a| whole(a, operand))
+        .collect::<Result<_, _>>()?;
+    Ok(Instr { op: name, args })
+}
+
+fn x86_mnemonic(i: In) -> PResult<In> {
+    nom::bytes::complete::take_while1(crate::litmus::lex::is_ident_char)(i).or_else(
+        |_: nom::Err<ParseError>| {
+            crate::litmus::error::hard(i, format!("expected an instruction, found {}", crate::litmus::error::found(i)))
+        },
+    )
+}
+
+/// `$1` or `$x`: an immediate or a symbol's address, in both X86 syntaxes.
+pub(super) fn x86_dollar(i: In) -> Option<PResult<Operand>> {
+    use nom::character::complete::char;
+    use nom::sequence::preceded;
+    if !i.fragment().starts_with('$') {
+        return None;
+    }
+    if let Ok((r, v)) = preceded(char::<_, ParseError>('$'), crate::litmus::lex::int)(i) {
+        return Some(Ok((r, Operand::Imm(v))));
+    }
+    Some(preceded(char('$'), crate::litmus::lex::ident)(i).map(|(r, n)| (r, Operand::Sym(n.to_string()))))
+}

@@ -1,57 +1,23 @@
 //! X86_64 AT&T syntax: `movq $1,(x)`, `movl (x),%eax`, `xchgq %rax,(y)`, `lock xaddq ...`,
 //! `8(%rax,%rbx,4)`. Lower case canonical; a `lock` prefix becomes part of the mnemonic.
 
-use super::{check_op, split_commas, whole};
+use super::{split_commas, whole};
 use crate::litmus::ast::*;
 use crate::litmus::error::{In, PResult, ParseError, found, hard};
 use crate::litmus::lex::*;
 use nom::bytes::complete::{take, take_while1};
 use nom::character::complete::char;
 use nom::combinator::{opt, recognize};
-use nom::sequence::{pair, preceded};
+use nom::sequence::pair;
 
 pub(super) fn instr(i: In) -> Result<Instr, nom::Err<ParseError>> {
-    let (r, op) = mnemonic(i)?;
-    let mut name = op.fragment().to_ascii_lowercase();
-    let mut rest = r;
-    if name == "lock" {
-        let (r, _) = blanks(r)?;
-        let (r, _) = opt(char(';'))(r)?;
-        let (r, _) = blanks(r)?;
-        let (r, op2) = mnemonic(r)?;
-        let inner = check_op(
-            op2,
-            op2.fragment().to_ascii_lowercase(),
-            MNEMONICS,
-            "X86_64",
-        )?;
-        name = format!("lock {inner}");
-        rest = r;
-    } else {
-        name = check_op(op, name, MNEMONICS, "X86_64")?;
-    }
-    let (rest, _) = blanks(rest)?;
-    let args = split_commas(rest)?
-        .into_iter()
-        .map(|a| whole(a, operand))
-        .collect::<Result<_, _>>()?;
-    Ok(Instr { op: name, args })
-}
-
-fn mnemonic(i: In) -> PResult<In> {
-    take_while1(is_ident_char)(i).or_else(|_: nom::Err<ParseError>| {
-        hard(i, format!("expected an instruction, found {}", found(i)))
-    })
+    super::x86_family_instr(i, MNEMONICS, "X86_64", false, operand)
 }
 
 fn operand(i: In) -> PResult<Operand> {
     let s = *i.fragment();
-    if s.starts_with('$') {
-        if let Ok((r, v)) = preceded(char::<_, ParseError>('$'), int)(i) {
-            return Ok((r, Operand::Imm(v)));
-        }
-        let (r, n) = preceded(char('$'), ident)(i)?;
-        return Ok((r, Operand::Sym(n.to_string())));
+    if let Some(imm) = super::x86_dollar(i) {
+        return imm;
     }
     if s.starts_with('%') {
         let (r, x) = reg(i)?;
