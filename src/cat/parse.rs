@@ -577,7 +577,10 @@ impl<'a> Parser<'a> {
 
     /// `'tag -> body || ... || _ -> body`, for match instructions and expressions alike.
     #[allow(clippy::type_complexity)]
-    fn tag_clauses<T>(&mut self, mut body: impl FnMut(&mut Self) -> R<T>) -> R<(Vec<(String, T)>, Option<T>)> {
+    fn tag_clauses<T>(
+        &mut self,
+        mut body: impl FnMut(&mut Self) -> R<T>,
+    ) -> R<(Vec<(String, T)>, Option<T>)> {
         let mut cls = Vec::new();
         loop {
             if self.eat_sym("_") {

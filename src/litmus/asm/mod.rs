@@ -279,7 +279,13 @@ pub(super) fn x86_family_instr<'a>(
 fn x86_mnemonic(i: In) -> PResult<In> {
     nom::bytes::complete::take_while1(crate::litmus::lex::is_ident_char)(i).or_else(
         |_: nom::Err<ParseError>| {
-            crate::litmus::error::hard(i, format!("expected an instruction, found {}", crate::litmus::error::found(i)))
+            crate::litmus::error::hard(
+                i,
+                format!(
+                    "expected an instruction, found {}",
+                    crate::litmus::error::found(i)
+                ),
+            )
         },
     )
 }
@@ -294,5 +300,8 @@ pub(super) fn x86_dollar(i: In) -> Option<PResult<Operand>> {
     if let Ok((r, v)) = preceded(char::<_, ParseError>('$'), crate::litmus::lex::int)(i) {
         return Some(Ok((r, Operand::Imm(v))));
     }
-    Some(preceded(char('$'), crate::litmus::lex::ident)(i).map(|(r, n)| (r, Operand::Sym(n.to_string()))))
+    Some(
+        preceded(char('$'), crate::litmus::lex::ident)(i)
+            .map(|(r, n)| (r, Operand::Sym(n.to_string()))),
+    )
 }

@@ -2,7 +2,6 @@
 //! `MOV EAX,[y]`, `XCHG [x],EAX`, `LOCK ADD [x],$1`, `MFENCE`. Upper case canonical;
 //! a `LOCK` prefix becomes part of the mnemonic (`LOCK ADD`).
 
-
 use crate::litmus::ast::*;
 use crate::litmus::error::{In, PResult, ParseError, found, hard};
 use crate::litmus::lex::*;
