@@ -1,18 +1,25 @@
 //! The command line on bad input: located errors, exit status 2, the batch goes on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_litmus"))
 }
 
+/// A file in a folder of its own; `discard` removes it.
 fn scratch(name: &str, text: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("litmus-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("litmus-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
+}
+
+fn discard(p: &Path) {
+    if let Some(d) = p.parent() {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 const GOOD: &str = "X86 SB\n{ x=0; y=0; }\n P0          | P1          ;\n MOV [x],$1  | MOV [y],$1  ;\n MOV EAX,[y] | MOV EAX,[x] ;\nexists (0:EAX=0 /\\ 1:EAX=0)\n";
@@ -30,6 +37,8 @@ fn parse_error_is_located_and_batch_goes_on() {
     assert!(err.contains("bad.litmus:4:"), "no location in: {err}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("X86 SB"), "good file not printed: {stdout}");
+    discard(&bad);
+    discard(&good);
 }
 
 #[test]
@@ -51,6 +60,7 @@ fn garbage_and_empty_files_do_not_crash() {
                 "{cmd} {name}: error does not name the file"
             );
         }
+        discard(&p);
     }
 }
 
@@ -64,6 +74,7 @@ fn unknown_model_is_an_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model"));
+    discard(&good);
 }
 
 #[test]

@@ -127,9 +127,12 @@ fn model_res(src: &str, variants: &[&str]) -> Result<Model, CatError> {
         cat: "test.cat".into(),
         bell: None,
         variants: variants.iter().map(|v| v.to_string()).collect(),
-        include_dirs: vec![dir],
+        include_dirs: vec![dir.clone()],
     };
-    Model::from_source(src, &opts)
+    // The model is loaded here, once: the folder is not needed afterwards.
+    let m = Model::from_source(src, &opts);
+    let _ = std::fs::remove_dir_all(&dir);
+    m
 }
 
 fn verdicts(m: &Model, c: &Cand) -> Vec<Verdict> {
@@ -333,6 +336,7 @@ fn cfg_files() {
     );
     assert_eq!(o.variants, vec!["a", "b"]);
     assert!(o.include_dirs.contains(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The `co`s of the branches that pass, and how many branches failed.
