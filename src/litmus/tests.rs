@@ -118,3 +118,17 @@ fn print_round_trips_samples() {
         assert_eq!(parse(&print(&t)).unwrap(), t);
     }
 }
+
+#[test]
+fn lock_prefix_may_be_followed_by_a_semicolon_inside_a_cell() {
+    let x86 = "X86 L\n{ x=0; }\n P0              | P1          ;\n LOCK;ADD [x],$1 | MOV EAX,[x] ;\nexists (1:EAX=1)\n";
+    let x64 = "X86_64 L\n{ x=0; }\n P0                | P1            ;\n lock; addq $1,(x) | movq (x),%rax ;\nexists (1:rax=1)\n";
+    for (src, op) in [(x86, "LOCK ADD"), (x64, "lock addq")] {
+        let t = parse(src).unwrap();
+        let ast::Thread::Asm(a) = &t.threads[0] else {
+            panic!("asm thread")
+        };
+        assert_eq!(a.code[0].instr.as_ref().unwrap().op, op);
+        assert_eq!(t.threads.len(), 2);
+    }
+}

@@ -80,7 +80,7 @@ fn row(mut i: In) -> PResult<Vec<In>> {
     loop {
         let (r, _) = blanks(i)?;
         let s = *r.fragment();
-        let end = s.find(['|', ';', '\n']).unwrap_or(s.len());
+        let end = cell_end(s);
         let end = s[..end].find("(*").unwrap_or(end);
         let (mut rest, cell) = take(s[..end].trim_end().len())(r)?;
         cells.push(cell);
@@ -95,6 +95,27 @@ fn row(mut i: In) -> PResult<Vec<In>> {
                 );
             }
         }
+    }
+}
+
+/// Where a cell's text ends: at `|`, `;` or the end of the line — except the `;` of an X86
+/// `LOCK;` prefix (`LOCK;ADD [x],$1`, `lock; xaddq ...`), which belongs to the instruction.
+fn cell_end(s: &str) -> usize {
+    let stop = |from: usize| {
+        s[from..]
+            .find(['|', ';', '\n'])
+            .map_or(s.len(), |k| from + k)
+    };
+    let end = stop(0);
+    let prefix = s[..end].trim().eq_ignore_ascii_case("lock");
+    let next = s[end..].chars().nth(1);
+    if prefix
+        && s[end..].starts_with(';')
+        && next.is_some_and(|c| c == ' ' || c.is_ascii_alphabetic())
+    {
+        stop(end + 1)
+    } else {
+        end
     }
 }
 
