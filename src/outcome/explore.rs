@@ -3,12 +3,11 @@
 //! that an engineer can see how an outcome is reached or why it is rejected.
 
 use super::graph::ExecGraph;
-use super::{Options, State, cond, explain, lookup, shown_locations};
-use crate::cat::{Model, Verdict};
-use crate::exec::{Candidate, EngineError, Program, candidate, threads};
+use super::{Branch, Options, State, cond, explain, visit};
+use crate::cat::Model;
+use crate::exec::EngineError;
 use crate::litmus::ast::Test;
 use crate::sem::{Symbols, c::Macros};
-use std::time::Instant;
 
 /// One candidate execution under one branch of the model.
 #[derive(Clone, Debug)]
@@ -71,80 +70,44 @@ pub fn executions(
     opts: &Options,
     limit: usize,
 ) -> Result<Exploration, EngineError> {
-    let mut prog = Program::new(test, macros)?;
-    prog.reg_events = model.catdep();
-    let runs = threads::enumerate(&prog, opts.unroll)?;
-    let shown = shown_locations(test);
-    let mut out = Exploration {
-        records: Vec::new(),
-        complete: true,
-        cut: 0,
-        symbols: prog.symbols.clone(),
-    };
-    let mut err = None;
-    let mut timed_out = false;
-    let mut ordinal = 0;
-    candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
-        if opts.deadline.is_some_and(|d| Instant::now() > d) {
-            timed_out = true;
+    let mut records = Vec::new();
+    let mut complete = true;
+    let seen = visit(test, model, macros, opts, &mut |b: Branch| {
+        if records.len() >= limit {
+            complete = false;
             return false;
         }
-        if c.runs.iter().any(|r| r.cut) {
-            out.cut += 1;
-            return true;
-        }
-        let look = |l: &crate::litmus::ast::LocRef| lookup(&prog, c, l);
-        if let Some(f) = &test.filter
-            && !cond::eval(f, &look, &prog.symbols)
-        {
-            return true;
-        }
-        ordinal += 1;
-        let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
-        let state: State = shown.iter().map(|l| (l.clone(), look(l))).collect();
-        let res = model.run(&c.prims, &mut |v: Verdict| {
-            if out.records.len() >= limit {
-                out.complete = false;
-                return false;
+        let (graph, rejected) = match &b.verdict.failed {
+            None => (ExecGraph::of(b.c, &b.verdict), None),
+            Some(f) => {
+                let e = explain(b.c, &b.verdict, f);
+                let r = Rejection {
+                    check: e.check,
+                    cycle: e.cycle,
+                };
+                (e.graph, Some(r))
             }
-            let (graph, rejected) = match &v.failed {
-                None => (ExecGraph::of(c, &v), None),
-                Some(f) => {
-                    let e = explain(c, &v, f);
-                    let r = Rejection {
-                        check: e.check,
-                        cycle: e.cycle,
-                    };
-                    (e.graph, Some(r))
-                }
-            };
-            out.records.push(ExecRecord {
-                candidate: ordinal,
-                state: state.clone(),
-                sat,
-                flags: if rejected.is_none() {
-                    v.flags
-                } else {
-                    Vec::new()
-                },
-                rejected,
-                graph,
-            });
-            true
+        };
+        records.push(ExecRecord {
+            candidate: b.ordinal,
+            state: b.state.clone(),
+            sat: b.sat,
+            flags: if rejected.is_none() {
+                b.verdict.flags
+            } else {
+                Vec::new()
+            },
+            rejected,
+            graph,
         });
-        if let Err(e) = res {
-            err = Some(e);
-            return false;
-        }
-        out.complete
-    });
-    if let Some(e) = err {
-        return Err(EngineError::new(e.to_string()));
-    }
-    if timed_out {
-        return Err(EngineError::new("timed out"));
-    }
-    Ok(out)
+        true
+    })?;
+    Ok(Exploration {
+        records,
+        complete,
+        cut: seen.cut,
+        symbols: seen.symbols,
+    })
 }
 
 #[cfg(test)]

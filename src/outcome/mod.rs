@@ -99,92 +99,91 @@ impl Judgement {
     }
 }
 
-/// Judge one test under one model.
-pub fn judge(
+/// One branch of the model on one candidate, as [`visit`] hands it over.
+pub(crate) struct Branch<'x, 'c> {
+    pub c: &'x Candidate<'c>,
+    pub verdict: Verdict,
+    /// The condition's proposition holds in the candidate's final state.
+    pub sat: bool,
+    /// The final state, over the shown locations.
+    pub state: &'x State,
+    /// Which candidate this is among those judged, from 1.
+    pub ordinal: usize,
+}
+
+/// What [`visit`] saw besides the branches.
+pub(crate) struct Visited {
+    pub symbols: Symbols,
+    pub candidates: usize,
+    /// Most events in one candidate.
+    pub events: usize,
+    /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
+    pub cut: usize,
+}
+
+/// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
+/// it returns false. Candidates cut by the loop bound and those the `filter` excludes are not
+/// judged, as in herd.
+pub(crate) fn visit(
     test: &Test,
     model: &Model,
     macros: Option<&Macros>,
     opts: &Options,
-) -> Result<Judgement, EngineError> {
+    f: &mut dyn FnMut(Branch) -> bool,
+) -> Result<Visited, EngineError> {
     let start = Instant::now();
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll)?;
     let shown = shown_locations(test);
-    let mut j = Judgement {
-        name: test.name.clone(),
-        model: model.name.clone(),
-        quant: test.condition.quant,
-        states: BTreeSet::new(),
-        sat: 0,
-        unsat: 0,
-        flags: BTreeSet::new(),
-        cut: false,
+    let mut seen = Visited {
+        symbols: prog.symbols.clone(),
         candidates: 0,
         events: 0,
-        symbols: prog.symbols.clone(),
-        elapsed: Duration::ZERO,
-        forbidden_by: None,
-        witness: None,
+        cut: 0,
     };
     let mut err = None;
     let mut timed_out = false;
+    let mut ordinal = 0;
     // The model's rf-independent values, kept while the runs stay the same.
     let cache = model.new_cache();
     let mut cached_runs: Vec<*const crate::sem::ThreadExec> = Vec::new();
-    let visited = candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
-        if let Some(d) = opts.deadline
-            && Instant::now() > d
-        {
+    seen.candidates = candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
+        if opts.deadline.is_some_and(|d| Instant::now() > d) {
             timed_out = true;
             return false;
         }
-        j.events = j.events.max(c.prims.n);
-        // herd reports candidates cut off by the unrolling bound (`Loop`), never judges them.
+        seen.events = seen.events.max(c.prims.n);
         if c.runs.iter().any(|r| r.cut) {
-            j.cut = true;
+            seen.cut += 1;
             return true;
         }
         let look = |l: &LocRef| lookup(&prog, c, l);
-        if let Some(f) = &test.filter
-            && !cond::eval(f, &look, &prog.symbols)
+        if let Some(flt) = &test.filter
+            && !cond::eval(flt, &look, &prog.symbols)
         {
             return true;
         }
+        ordinal += 1;
         let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
-        let mut keep = true;
+        let state: State = shown
+            .iter()
+            .map(|l| (l.clone(), state_value(&prog, c, l)))
+            .collect();
         let ids: Vec<_> = c.runs.iter().map(|&r| std::ptr::from_ref(r)).collect();
         if ids != cached_runs {
             cache.clear();
             cached_runs = ids;
         }
-        let res = model.run_cached(&c.prims, Some(&cache), &mut |v: Verdict| {
-            match &v.failed {
-                None => {
-                    j.flags.extend(v.flags.iter().cloned());
-                    if sat {
-                        j.sat += 1;
-                    } else {
-                        j.unsat += 1;
-                    }
-                    j.states.insert(
-                        shown
-                            .iter()
-                            .map(|l| (l.clone(), state_value(&prog, c, l)))
-                            .collect(),
-                    );
-                    if sat && j.witness.is_none() {
-                        j.witness = Some(ExecGraph::of(c, &v));
-                    }
-                    if opts.speedcheck && settles(test.condition.quant, sat) {
-                        keep = false;
-                    }
-                }
-                Some(f) if sat && j.forbidden_by.is_none() => {
-                    j.forbidden_by = Some(explain(c, &v, f));
-                }
-                Some(_) => {}
-            }
+        let mut keep = true;
+        let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
+            keep = f(Branch {
+                c,
+                verdict,
+                sat,
+                state: &state,
+                ordinal,
+            });
             keep
         });
         if let Err(e) = res {
@@ -202,7 +201,64 @@ pub fn judge(
             start.elapsed().as_secs_f64()
         )));
     }
-    j.candidates = visited;
+    Ok(seen)
+}
+
+/// Judge one test under one model.
+pub fn judge(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+) -> Result<Judgement, EngineError> {
+    let start = Instant::now();
+    let mut j = Judgement {
+        name: test.name.clone(),
+        model: model.name.clone(),
+        quant: test.condition.quant,
+        states: BTreeSet::new(),
+        sat: 0,
+        unsat: 0,
+        flags: BTreeSet::new(),
+        cut: false,
+        candidates: 0,
+        events: 0,
+        symbols: Symbols::default(),
+        elapsed: Duration::ZERO,
+        forbidden_by: None,
+        witness: None,
+    };
+    let seen = visit(
+        test,
+        model,
+        macros,
+        opts,
+        &mut |b: Branch| match &b.verdict.failed {
+            None => {
+                j.flags.extend(b.verdict.flags.iter().cloned());
+                if b.sat {
+                    j.sat += 1;
+                } else {
+                    j.unsat += 1;
+                }
+                j.states.insert(b.state.clone());
+                if b.sat && j.witness.is_none() {
+                    j.witness = Some(ExecGraph::of(b.c, &b.verdict));
+                }
+                !(opts.speedcheck && settles(test.condition.quant, b.sat))
+            }
+            Some(f) => {
+                if b.sat && j.forbidden_by.is_none() {
+                    j.forbidden_by = Some(explain(b.c, &b.verdict, f));
+                }
+                true
+            }
+        },
+    )?;
+    j.symbols = seen.symbols;
+    j.candidates = seen.candidates;
+    j.events = seen.events;
+    j.cut = seen.cut > 0;
     j.elapsed = start.elapsed();
     Ok(j)
 }
