@@ -281,13 +281,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let is_rec = self.eat_kw("rec");
                 let name = self.var()?;
-                let pat = if self.eat_sym("(") {
-                    let f = self.formals()?;
-                    self.expect_sym(")")?;
-                    tuple_pat(f)
-                } else {
-                    Pat::Var(self.pat0()?)
-                };
+                let pat = self.params()?;
                 self.expect_sym("=")?;
                 let body = self.ins_list()?;
                 self.expect_kw("end")?;
@@ -478,13 +472,7 @@ impl<'a> Parser<'a> {
             let is_fun = matches!(next, Tok::Sym("(") | Tok::Sym("_") | Tok::Name(_));
             if is_fun {
                 let f = self.var()?;
-                let pat = if self.eat_sym("(") {
-                    let fs = self.formals()?;
-                    self.expect_sym(")")?;
-                    tuple_pat(fs)
-                } else {
-                    Pat::Var(self.pat0()?)
-                };
+                let pat = self.params()?;
                 self.expect_sym("=")?;
                 let body = self.expr()?;
                 return Ok(Binding {
@@ -524,13 +512,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Kw("fun") => {
                 self.bump();
-                let pat = if self.eat_sym("(") {
-                    let f = self.formals()?;
-                    self.expect_sym(")")?;
-                    tuple_pat(f)
-                } else {
-                    Pat::Var(self.pat0()?)
-                };
+                let pat = self.params()?;
                 self.expect_sym("->")?;
                 let body = self.expr()?;
                 Ok(make_fun(pos, pat, body))
@@ -572,6 +554,17 @@ impl<'a> Parser<'a> {
                     Ok(b)
                 }
             }
+        }
+    }
+
+    /// The parameters of a function or procedure: `(x, y)` or a single `x`.
+    fn params(&mut self) -> R<Pat> {
+        if self.eat_sym("(") {
+            let f = self.formals()?;
+            self.expect_sym(")")?;
+            Ok(tuple_pat(f))
+        } else {
+            Ok(Pat::Var(self.pat0()?))
         }
     }
 

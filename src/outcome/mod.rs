@@ -170,10 +170,15 @@ pub(crate) fn visit(
             .iter()
             .map(|l| (l.clone(), state_value(&prog, c, l)))
             .collect();
-        let ids: Vec<_> = c.runs.iter().map(|&r| std::ptr::from_ref(r)).collect();
-        if ids != cached_runs {
+        // Compare without allocating: this runs once per candidate.
+        if !c
+            .runs
+            .iter()
+            .map(|&r| std::ptr::from_ref(r))
+            .eq(cached_runs.iter().copied())
+        {
             cache.clear();
-            cached_runs = ids;
+            cached_runs = c.runs.iter().map(|&r| std::ptr::from_ref(r)).collect();
         }
         let mut keep = true;
         let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {

@@ -1105,18 +1105,6 @@ mod tests {
     use super::*;
     use crate::litmus::ast::Arch;
 
-    fn r(n: &str) -> Operand {
-        Operand::Reg(n.into())
-    }
-    fn at(reg: &str) -> Operand {
-        Operand::Mem(Mem {
-            base: MemBase::Reg(reg.into()),
-            index: None,
-            offset: 0,
-            shift: None,
-            scale: None,
-        })
-    }
     fn at_idx(reg: &str, ix: &str) -> Operand {
         Operand::Mem(Mem {
             base: MemBase::Reg(reg.into()),

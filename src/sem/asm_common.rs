@@ -215,6 +215,22 @@ pub mod testing {
     use crate::litmus::ast::{Arch, AsmLine, AsmThread, Instr, Operand, Span};
     use std::collections::BTreeMap;
 
+    /// A register operand.
+    pub fn r(n: &str) -> Operand {
+        Operand::Reg(n.into())
+    }
+
+    /// The memory operand `[reg]` / `0(reg)`.
+    pub fn at(reg: &str) -> Operand {
+        Operand::Mem(crate::litmus::ast::Mem {
+            base: crate::litmus::ast::MemBase::Reg(reg.into()),
+            index: None,
+            offset: 0,
+            shift: None,
+            scale: None,
+        })
+    }
+
     /// Every location may hold 0, 1 or 2.
     pub struct Small(pub Vec<Value>);
     impl Domain for Small {

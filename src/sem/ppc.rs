@@ -263,20 +263,7 @@ mod tests {
     use super::super::Kind;
     use super::super::asm_common::testing::*;
     use super::*;
-    use crate::litmus::ast::{Arch, Mem};
-
-    fn r(n: &str) -> Operand {
-        Operand::Reg(n.into())
-    }
-    fn at(reg: &str) -> Operand {
-        Operand::Mem(Mem {
-            base: MemBase::Reg(reg.into()),
-            index: None,
-            offset: 0,
-            shift: None,
-            scale: None,
-        })
-    }
+    use crate::litmus::ast::Arch;
 
     #[test]
     fn lwsync_and_addr_dependency_through_xor() {

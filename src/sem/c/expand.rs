@@ -72,6 +72,25 @@ impl Defs {
         Ok(formals.iter().cloned().zip(args).collect())
     }
 
+    /// Expand a macro's body with its formals bound to the call's arguments.
+    fn in_macro<T>(
+        &self,
+        name: &str,
+        formals: &[String],
+        args: &[Ex],
+        s: &Scope,
+        span: Span,
+        body: impl FnOnce(&Scope) -> Result<T, SemError>,
+    ) -> Result<T, SemError> {
+        let frame = self.call_frame(name, formals, args, s, span)?;
+        body(&Scope {
+            frame: Some(&frame),
+            macro_name: Some(name),
+            at: s.at.or(Some(span)),
+            depth: s.depth + 1,
+        })
+    }
+
     fn bad_arg(&self, prim: &str, s: &Scope) -> SemError {
         let within = s
             .macro_name
@@ -114,16 +133,9 @@ impl Defs {
             Ex::Bin(op, l, r) => Ex::Bin(*op, b(l)?, b(r)?),
             Ex::Cond(c, t, f) => Ex::Cond(b(c)?, b(t)?, b(f)?),
             Ex::Call(name, args, span) => match self.exprs.get(name) {
-                Some((formals, body)) => {
-                    let frame = self.call_frame(name, formals, args, s, *span)?;
-                    let inner = Scope {
-                        frame: Some(&frame),
-                        macro_name: Some(name),
-                        at: s.at.or(Some(*span)),
-                        depth: s.depth + 1,
-                    };
-                    self.expr(body, &inner)?
-                }
+                Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
+                    self.expr(body, inner)
+                })?,
                 // herd's built-in fallback when no definition is loaded.
                 None if name == "atomic_add_unless" && args.len() == 3 => Ex::AddUnless(
                     b(&args[0])?,
@@ -208,16 +220,9 @@ impl Defs {
                 St::Srcu(e(l)?, a.clone(), v.as_ref().map(e).transpose()?, here(sp))
             }
             St::Call(name, args, span) => match self.stmts.get(name) {
-                Some((formals, body)) => {
-                    let frame = self.call_frame(name, formals, args, s, *span)?;
-                    let inner = Scope {
-                        frame: Some(&frame),
-                        macro_name: Some(name),
-                        at: s.at.or(Some(*span)),
-                        depth: s.depth + 1,
-                    };
-                    self.stmt(body, &inner)?
-                }
+                Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
+                    self.stmt(body, inner)
+                })?,
                 None => {
                     let hint = if self.exprs.contains_key(name) {
                         " (it yields a value: write `(void)` before it to discard it)"
