@@ -186,3 +186,40 @@ fn the_same_question_in_two_languages_shares_a_table_row() {
         "{out}"
     );
 }
+
+/// Three readers of two locations and two writers: 64 combinations of runs, enough for the
+/// judge to split the enumeration into parts judged in parallel.
+const WIDE_C: &str = "C wide-readers
+{}
+P0(int *x) { WRITE_ONCE(*x, 1); }
+P1(int *y) { smp_store_release(y, 1); }
+P2(int *x, int *y) { int r0 = READ_ONCE(*x); int r1 = smp_load_acquire(y); }
+P3(int *x, int *y) { int r0 = READ_ONCE(*y); smp_mb(); int r1 = READ_ONCE(*x); }
+P4(int *x, int *y) { int r0 = smp_load_acquire(x); int r1 = READ_ONCE(*y); }
+exists (2:r0=1 /\\ 2:r1=0 /\\ 3:r0=1 /\\ 3:r1=0)
+";
+
+#[test]
+fn a_test_judged_in_parallel_parts_gets_the_sequential_answer() {
+    let t = parse(WIDE_C).unwrap();
+    let m = shipped("lkmm");
+    let in_pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| judge(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap())
+    };
+    let (one, four) = (in_pool(1), in_pool(4));
+    assert_eq!(one.candidates, 64);
+    assert_eq!(states(&one), states(&four));
+    assert_eq!(one.witnesses(), four.witnesses());
+    assert_eq!(one.flags, four.flags);
+    assert!(one.sat > 0 && one.unsat > 0);
+    // The first witness and the first forbidden execution, in enumeration order.
+    assert_eq!(format!("{:?}", one.witness), format!("{:?}", four.witness));
+    assert_eq!(
+        one.forbidden_by.as_ref().map(|f| (&f.check, &f.cycle)),
+        four.forbidden_by.as_ref().map(|f| (&f.check, &f.cycle))
+    );
+}

@@ -174,15 +174,15 @@ pub struct Model {
     /// Library functions run natively, by the position of their `fun`.
     natives: Vec<(ast::Pos, native::Native)>,
     /// Cache slot of each top-level binding whose value is the same in every candidate of
-    /// one combination of thread runs, by the binding's address (see [`stable`]).
+    /// runs of one shape, by the binding's address (see [`stable`]).
     cache_keys: rustc_hash::FxHashMap<usize, u32>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
 }
 
-/// Values of a model's rf-independent bindings, shared by the candidates of one
-/// combination of thread runs; [`RunCache::clear`] it when the runs change.
+/// Values of a model's rf-independent bindings, shared by the candidates whose runs have
+/// the same shapes; [`RunCache::clear`] it when the shapes change.
 pub struct RunCache<'m> {
     vals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
     /// The SC-per-location check guarding each `with` site (static: never cleared).

@@ -1,10 +1,10 @@
-//! Which top-level `let` bindings have the same value in every candidate of one
-//! combination of thread runs.
+//! Which top-level `let` bindings have the same value in every candidate whose thread runs
+//! have the same shapes (the same events but for their values).
 //!
-//! The engine varies only `rf` and `FW` between such candidates (and the model itself varies
-//! the names bound by `with`). A binding whose right-hand side names none of those, directly or
-//! through earlier bindings, is computed once per combination and shared by every candidate
-//! and every `with` branch (see [`super::RunCache`]). Names are followed in program order,
+//! The engine varies only `rf`, `FW` and event values between such candidates (and the
+//! model itself varies the names bound by `with`). A binding whose right-hand side names
+//! none of those, directly or through earlier bindings, is computed once per shape and
+//! shared by every candidate and every `with` branch (see [`super::RunCache`]). Names are followed in program order,
 //! as the runner binds them; anything the reading does not follow stops the caching of
 //! everything after it.
 
@@ -13,8 +13,10 @@ use super::ast::{Expr, Ins, Pat, Sym};
 use super::parse::free_vars;
 use std::collections::{HashMap, HashSet};
 
-/// Primitives that differ between candidates of one combination of runs.
-pub const VARYING_PRIMITIVES: &[&str] = &["rf", "FW"];
+/// Primitives that differ between candidates sharing a cache: those of one combination of
+/// runs differ in `rf` and `FW`, and runs of the same shape differ in the values they read
+/// and write, which only `different-values` looks at.
+pub const VARYING_PRIMITIVES: &[&str] = &["rf", "FW", "different-values"];
 
 struct Walk<'a> {
     m: &'a Model,

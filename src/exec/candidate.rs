@@ -15,6 +15,9 @@ pub struct Candidate<'a> {
     pub runs: Vec<&'a ThreadExec>,
     /// Final value of each observed location.
     pub final_mem: Vec<(LocId, Value)>,
+    /// The shape of each thread's run (see [`ThreadRuns::shapes`]): candidates with the same
+    /// shapes have the same primitives but rf, the final writes and event values.
+    pub shapes: Vec<u32>,
 }
 
 /// Relations every model may name even when no event has them.
@@ -47,7 +50,13 @@ fn needs(r: &ThreadExec) -> Needs {
 /// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
 /// value that neither the initial state, the runs chosen so far, nor any run of the threads
 /// still to choose can write.
-pub fn for_each(p: &Program, tr: &ThreadRuns, f: &mut dyn FnMut(&Candidate) -> bool) -> usize {
+/// Only the combinations whose first threads take the runs listed in `prefix` are visited.
+pub fn for_each(
+    p: &Program,
+    tr: &ThreadRuns,
+    prefix: &[usize],
+    f: &mut dyn FnMut(&Candidate) -> bool,
+) -> usize {
     let nthreads = tr.runs.len();
     if tr.runs.iter().any(|r| r.is_empty()) {
         return 0;
@@ -80,8 +89,10 @@ pub fn for_each(p: &Program, tr: &ThreadRuns, f: &mut dyn FnMut(&Candidate) -> b
         later: &later,
         init: &init,
         observed: &observed,
+        prefix,
         pick: Vec::with_capacity(nthreads),
         visited: 0,
+        base: None,
     };
     st.dfs(0, f);
     st.visited
@@ -94,8 +105,11 @@ struct Search<'a> {
     later: &'a [HashSet<Access>],
     init: &'a HashSet<Access>,
     observed: &'a [LocId],
+    prefix: &'a [usize],
     pick: Vec<usize>,
     visited: usize,
+    /// The primitives of the last combination, by its shapes.
+    base: Option<(Vec<u32>, Base)>,
 }
 
 impl Search<'_> {
@@ -119,9 +133,27 @@ impl Search<'_> {
                 .enumerate()
                 .map(|(u, &k)| &self.tr.runs[u][k])
                 .collect();
-            return combo(self.p, &runs, self.observed, f, &mut self.visited);
+            let shapes: Vec<u32> = self
+                .pick
+                .iter()
+                .enumerate()
+                .map(|(u, &k)| self.tr.shapes[u][k])
+                .collect();
+            return combo(
+                self.p,
+                &runs,
+                shapes,
+                self.observed,
+                f,
+                &mut self.visited,
+                &mut self.base,
+            );
         }
-        for k in 0..self.tr.runs[t].len() {
+        let ks = match self.prefix.get(t) {
+            Some(&k) => k..k + 1,
+            None => 0..self.tr.runs[t].len(),
+        };
+        for k in ks {
             if !self.needs[t][k]
                 .reads
                 .iter()
@@ -144,9 +176,11 @@ impl Search<'_> {
 fn combo(
     p: &Program,
     runs: &[&ThreadExec],
+    shapes: Vec<u32>,
     observed: &[LocId],
     f: &mut dyn FnMut(&Candidate) -> bool,
     visited: &mut usize,
+    memo: &mut Option<(Vec<u32>, Base)>,
 ) -> bool {
     let nloc = p.symbols.len();
     // Events: the initial writes first, then each thread's in order.
@@ -216,7 +250,13 @@ fn combo(
         finals.push((l, last));
     }
 
-    let base = base_primitives(p, &events, &instr, runs, &offsets);
+    if memo.as_ref().is_none_or(|(s, _)| *s != shapes) {
+        *memo = Some((
+            shapes.clone(),
+            base_primitives(p, &events, &instr, runs, &offsets),
+        ));
+    }
+    let base = &memo.as_ref().expect("just set").1;
     let mut rf_pick = vec![0usize; reads.len()];
     loop {
         let mut rf = Rel::empty(n);
@@ -244,6 +284,7 @@ fn combo(
                 },
                 runs: runs.to_vec(),
                 final_mem,
+                shapes: shapes.clone(),
             };
             *visited += 1;
             if !f(&cand) {

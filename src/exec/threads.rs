@@ -41,7 +41,35 @@ impl Domains {
 /// The runs of each thread, and whether a loop bound cut some off.
 pub struct ThreadRuns {
     pub runs: Vec<Vec<ThreadExec>>,
+    /// Per thread and run: its shape, the same for runs with the same events, relations
+    /// and cut that differ only in the values they read or write. Candidates whose runs
+    /// have the same shapes differ, for a model, only in rf, the final writes and values.
+    pub shapes: Vec<Vec<u32>>,
     pub cut: bool,
+}
+
+/// Numbers the distinct shapes of one thread's runs (see [`ThreadRuns::shapes`]).
+fn shapes_of(runs: &[ThreadExec]) -> Vec<u32> {
+    type Shape<'a> = (
+        Vec<(Kind, Option<Value>, &'a [String], u32)>,
+        &'a [(&'static str, u32, u32)],
+        bool,
+    );
+    let mut ids: rustc_hash::FxHashMap<Shape, u32> = Default::default();
+    runs.iter()
+        .map(|r| {
+            let key: Shape = (
+                r.events
+                    .iter()
+                    .map(|e| (e.kind, e.loc, &e.tags[..], e.instr))
+                    .collect(),
+                &r.rels,
+                r.cut,
+            );
+            let next = ids.len() as u32;
+            *ids.entry(key).or_insert(next)
+        })
+        .collect()
 }
 
 /// Most values one location may take before we give up.
@@ -87,7 +115,8 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
             }
         }
         if !grew || rounds > writes {
-            return Ok(ThreadRuns { runs, cut });
+            let shapes = runs.iter().map(|rs| shapes_of(rs)).collect();
+            return Ok(ThreadRuns { runs, shapes, cut });
         }
     }
 }

@@ -11,7 +11,9 @@ use crate::cat::{Model, Verdict};
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How to run a test.
@@ -131,11 +133,51 @@ pub(crate) fn visit(
     opts: &Options,
     f: &mut dyn FnMut(Branch) -> bool,
 ) -> Result<Visited, EngineError> {
+    let p = prepare(test, model, macros, opts)?;
+    visit_part(&p, model, opts, &[], f)
+}
+
+/// A test ready for its candidates to be visited: its program and each thread's runs.
+pub(crate) struct Prepared<'t> {
+    prog: Program<'t>,
+    runs: threads::ThreadRuns,
+    shown: Vec<LocRef>,
+    start: Instant,
+}
+
+pub(crate) fn prepare<'t>(
+    test: &'t Test,
+    model: &Model,
+    macros: Option<&'t Macros>,
+    opts: &Options,
+) -> Result<Prepared<'t>, EngineError> {
     let start = Instant::now();
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll)?;
-    let shown = shown_locations(test);
+    Ok(Prepared {
+        prog,
+        runs,
+        shown: shown_locations(test),
+        start,
+    })
+}
+
+/// Like [`visit`], over the candidates whose first threads take the runs in `prefix`.
+fn visit_part(
+    pre: &Prepared,
+    model: &Model,
+    opts: &Options,
+    prefix: &[usize],
+    f: &mut dyn FnMut(Branch) -> bool,
+) -> Result<Visited, EngineError> {
+    let Prepared {
+        prog,
+        runs,
+        shown,
+        start,
+    } = pre;
+    let test = prog.test;
     let mut seen = Visited {
         symbols: prog.symbols.clone(),
         candidates: 0,
@@ -147,8 +189,8 @@ pub(crate) fn visit(
     let mut ordinal = 0;
     // The model's rf-independent values, kept while the runs stay the same.
     let cache = model.new_cache();
-    let mut cached_runs: Vec<*const crate::sem::ThreadExec> = Vec::new();
-    seen.candidates = candidate::for_each(&prog, &runs, &mut |c: &Candidate| {
+    let mut cached_shapes: Vec<u32> = Vec::new();
+    seen.candidates = candidate::for_each(prog, runs, prefix, &mut |c: &Candidate| {
         if opts.deadline.is_some_and(|d| Instant::now() > d) {
             timed_out = true;
             return false;
@@ -158,7 +200,7 @@ pub(crate) fn visit(
             seen.cut += 1;
             return true;
         }
-        let look = |l: &LocRef| lookup(&prog, c, l);
+        let look = |l: &LocRef| lookup(prog, c, l);
         if let Some(flt) = &test.filter
             && !cond::eval(flt, &look, &prog.symbols)
         {
@@ -168,17 +210,12 @@ pub(crate) fn visit(
         let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
         let state: State = shown
             .iter()
-            .map(|l| (l.clone(), state_value(&prog, c, l)))
+            .map(|l| (l.clone(), state_value(prog, c, l)))
             .collect();
-        // Compare without allocating: this runs once per candidate.
-        if !c
-            .runs
-            .iter()
-            .map(|&r| std::ptr::from_ref(r))
-            .eq(cached_runs.iter().copied())
-        {
+        // Runs of the same shapes give the model the same primitives but rf, FW and values.
+        if c.shapes != cached_shapes {
             cache.clear();
-            cached_runs = c.runs.iter().map(|&r| std::ptr::from_ref(r)).collect();
+            cached_shapes.clone_from(&c.shapes);
         }
         let mut keep = true;
         let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
@@ -210,62 +247,151 @@ pub(crate) fn visit(
 }
 
 /// Judge one test under one model.
+///
+/// A test with many combinations of thread runs is split by the runs of its first threads
+/// into parts judged in parallel (rayon), then merged in enumeration order, so the result
+/// is the one a sequential run gives.
 pub fn judge(
     test: &Test,
     model: &Model,
     macros: Option<&Macros>,
     opts: &Options,
 ) -> Result<Judgement, EngineError> {
-    let start = Instant::now();
-    let mut j = Judgement {
-        name: test.name.clone(),
-        model: model.name.clone(),
-        quant: test.condition.quant,
-        states: BTreeSet::new(),
-        sat: 0,
-        unsat: 0,
-        flags: BTreeSet::new(),
-        cut: false,
+    let pre = prepare(test, model, macros, opts)?;
+    let parts = partition(&pre.runs.runs, rayon::current_num_threads());
+    let stop = AtomicBool::new(false);
+    let judge_part = |prefix: &Vec<usize>| {
+        let mut j = Judgement::empty(test, model);
+        let seen = visit_part(&pre, model, opts, prefix, &mut |b: Branch| {
+            !stop.load(Ordering::Relaxed) && {
+                let go_on = j.record(b, opts.speedcheck);
+                if !go_on {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                go_on
+            }
+        })?;
+        Ok((j, seen))
+    };
+    let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
+        parts.par_iter().map(judge_part).collect()
+    } else {
+        parts.iter().map(judge_part).collect()
+    };
+    let mut j = Judgement::empty(test, model);
+    let mut seen = Visited {
+        symbols: pre.prog.symbols.clone(),
         candidates: 0,
         events: 0,
-        symbols: Symbols::default(),
-        elapsed: Duration::ZERO,
-        forbidden_by: None,
-        witness: None,
+        cut: 0,
     };
-    let seen = visit(
-        test,
-        model,
-        macros,
-        opts,
-        &mut |b: Branch| match &b.verdict.failed {
-            None => {
-                j.flags.extend(b.verdict.flags.iter().cloned());
-                if b.sat {
-                    j.sat += 1;
-                } else {
-                    j.unsat += 1;
-                }
-                j.states.insert(b.state.clone());
-                if b.sat && j.witness.is_none() {
-                    j.witness = Some(ExecGraph::of(b.c, &b.verdict));
-                }
-                !(opts.speedcheck && settles(test.condition.quant, b.sat))
-            }
-            Some(f) => {
-                if b.sat && j.forbidden_by.is_none() {
-                    j.forbidden_by = Some(explain(b.c, &b.verdict, f));
-                }
-                true
-            }
-        },
-    )?;
+    for r in results {
+        let (part, s) = r?;
+        j.merge(part);
+        seen.candidates += s.candidates;
+        seen.events = seen.events.max(s.events);
+        seen.cut += s.cut;
+    }
     j.symbols = seen.symbols;
     j.candidates = seen.candidates;
     j.events = seen.events;
     j.cut = seen.cut > 0;
-    j.elapsed = start.elapsed();
+    j.elapsed = pre.start.elapsed();
     Ok(j)
+}
+
+/// Fewer combinations of runs than this are judged in one piece.
+const PARALLEL_MIN: usize = 64;
+
+/// Prefixes of run choices (one run for each of the first threads) that split the
+/// combinations into about eight parts per worker; one empty prefix for small tests.
+fn partition(runs: &[Vec<crate::sem::ThreadExec>], workers: usize) -> Vec<Vec<usize>> {
+    let total = runs
+        .iter()
+        .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
+        .unwrap_or(usize::MAX);
+    if workers < 2 || total < PARALLEL_MIN {
+        return vec![Vec::new()];
+    }
+    let mut parts = vec![Vec::new()];
+    for r in runs {
+        if parts.len() >= 8 * workers {
+            break;
+        }
+        parts = parts
+            .into_iter()
+            .flat_map(|p: Vec<usize>| {
+                (0..r.len()).map(move |k| {
+                    let mut q = p.clone();
+                    q.push(k);
+                    q
+                })
+            })
+            .collect();
+    }
+    parts
+}
+
+impl Judgement {
+    fn empty(test: &Test, model: &Model) -> Judgement {
+        Judgement {
+            name: test.name.clone(),
+            model: model.name.clone(),
+            quant: test.condition.quant,
+            states: BTreeSet::new(),
+            sat: 0,
+            unsat: 0,
+            flags: BTreeSet::new(),
+            cut: false,
+            candidates: 0,
+            events: 0,
+            symbols: Symbols::default(),
+            elapsed: Duration::ZERO,
+            forbidden_by: None,
+            witness: None,
+        }
+    }
+
+    /// Takes one branch into account; false when it settles the condition and only the
+    /// verdict was asked for.
+    fn record(&mut self, b: Branch, speedcheck: bool) -> bool {
+        match &b.verdict.failed {
+            None => {
+                self.flags.extend(b.verdict.flags.iter().cloned());
+                if b.sat {
+                    self.sat += 1;
+                } else {
+                    self.unsat += 1;
+                }
+                self.states.insert(b.state.clone());
+                if b.sat && self.witness.is_none() {
+                    self.witness = Some(ExecGraph::of(b.c, &b.verdict));
+                }
+                !(speedcheck && settles(self.quant, b.sat))
+            }
+            Some(f) => {
+                if b.sat && self.forbidden_by.is_none() {
+                    self.forbidden_by = Some(explain(b.c, &b.verdict, f));
+                }
+                true
+            }
+        }
+    }
+
+    /// Adds a later part of the enumeration: its first witness and first forbidden
+    /// execution come after ours.
+    fn merge(&mut self, o: Judgement) {
+        self.states.extend(o.states);
+        self.sat += o.sat;
+        self.unsat += o.unsat;
+        self.flags.extend(o.flags);
+        if self.witness.is_none() {
+            self.witness = o.witness;
+        }
+        if self.forbidden_by.is_none() {
+            self.forbidden_by = o.forbidden_by;
+        }
+    }
 }
 
 /// Whether one execution with this truth value settles the condition.
