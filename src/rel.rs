@@ -299,12 +299,21 @@ impl Rel {
     /// `self ; [s]`
     pub fn restrict_range(&self, s: &Set) -> Rel {
         let mut r = self.clone();
-        for i in 0..self.n {
-            for (d, x) in r.row_mut(i).iter_mut().zip(&s.w) {
+        r.restrict_range_in_place(s);
+        r
+    }
+    /// `self := self ; [s]`
+    pub fn restrict_range_in_place(&mut self, s: &Set) {
+        if self.ww == 1 {
+            let mask = s.w[0];
+            self.m.iter_mut().for_each(|d| *d &= mask);
+            return;
+        }
+        for row in self.m.chunks_exact_mut(self.ww) {
+            for (d, x) in row.iter_mut().zip(&s.w) {
                 *d &= x;
             }
         }
-        r
     }
     /// `self+` (Warshall, row-parallel).
     pub fn transitive_closure(&self) -> Rel {

@@ -34,10 +34,12 @@ thread_local! {
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
 }
 
-/// A sequence `r1 ; r2 ; ...` being folded: identity on a set, or a relation.
+/// A sequence `r1 ; r2 ; ...` being folded: identity on a set, or a relation (still the
+/// operand's own until something changes it, so `r` alone or `r; _` copies nothing).
 enum SeqAcc {
     Neutral,
     Id(Set),
+    Shared(Rc<Rel>),
     Rel(Rel),
 }
 
@@ -507,19 +509,25 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 match self.eval(env, a)? {
                     Value::Empty => return Ok(Value::Empty),
                     Value::Unv => continue,
-                    v => SeqAcc::Rel(Rc::unwrap_or_clone(self.as_rel(&v, a.pos())?)),
+                    v => SeqAcc::Shared(self.as_rel(&v, a.pos())?),
                 }
             };
             acc = match (acc, item) {
                 (SeqAcc::Neutral, x) => x,
                 (SeqAcc::Id(s), SeqAcc::Id(t)) => SeqAcc::Id(s.inter(&t)),
-                (SeqAcc::Id(s), SeqAcc::Rel(r)) => SeqAcc::Rel(r.restrict_domain(&s)),
-                (SeqAcc::Rel(r), SeqAcc::Id(s)) => SeqAcc::Rel(r.restrict_range(&s)),
-                (SeqAcc::Rel(r), SeqAcc::Rel(t)) => SeqAcc::Rel(r.compose(&t)),
-                (_, SeqAcc::Neutral) => unreachable!("items are never neutral"),
+                (SeqAcc::Id(s), SeqAcc::Shared(r)) => SeqAcc::Rel(r.restrict_domain(&s)),
+                (SeqAcc::Shared(r), SeqAcc::Id(s)) => SeqAcc::Rel(r.restrict_range(&s)),
+                (SeqAcc::Rel(mut r), SeqAcc::Id(s)) => {
+                    r.restrict_range_in_place(&s);
+                    SeqAcc::Rel(r)
+                }
+                (SeqAcc::Shared(r), SeqAcc::Shared(t)) => SeqAcc::Rel(r.compose(&t)),
+                (SeqAcc::Rel(r), SeqAcc::Shared(t)) => SeqAcc::Rel(r.compose(&t)),
+                (_, SeqAcc::Neutral | SeqAcc::Rel(_)) => unreachable!("items are sets or operands"),
             };
             let empty = match &acc {
                 SeqAcc::Id(s) => s.is_empty(),
+                SeqAcc::Shared(r) => r.is_empty(),
                 SeqAcc::Rel(r) => r.is_empty(),
                 SeqAcc::Neutral => false,
             };
@@ -530,6 +538,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         Ok(match acc {
             SeqAcc::Neutral => Value::Rel(self.unv()),
             SeqAcc::Id(s) => Value::rel(Rel::identity(&s)),
+            SeqAcc::Shared(r) => Value::Rel(r),
             SeqAcc::Rel(r) => Value::rel(r),
         })
     }

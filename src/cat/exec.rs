@@ -225,8 +225,20 @@ impl<'m> Runner<'_, 'm, '_> {
                 let v = match cx.choices(&st.env, e)? {
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
-                        let sc = self.prune(&st.env, *x, &k, &mut fs)?;
-                        if let Some(f) = sc.or(self.prune_bounds(&st.env, *x, &k, &mut fs)) {
+                        // With one choice per factor there is nothing to drop: the branch
+                        // itself runs the checks.
+                        let single = fs.iter().all(|f| f.len() <= 1);
+                        let sc = if single {
+                            None
+                        } else {
+                            self.prune(&st.env, *x, &k, &mut fs)?
+                        };
+                        let sc = sc.or_else(|| {
+                            (!single)
+                                .then(|| self.prune_bounds(&st.env, *x, &k, &mut fs))
+                                .flatten()
+                        });
+                        if let Some(f) = sc {
                             let v = self.verdict(st, Some(f));
                             if !(self.report)(v) {
                                 return Ok(Step::Done(false));
