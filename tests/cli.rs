@@ -86,3 +86,21 @@ fn missing_file_is_an_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/x.litmus"));
 }
+
+#[test]
+fn bench_reports_throughput_and_peak_memory() {
+    let good = scratch("bench.litmus", GOOD.as_bytes());
+    let out = bin().arg("bench").arg(&good).output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("tests 1  judged 1  failed 0"), "{stdout}");
+    assert!(stdout.contains("candidates/s"), "{stdout}");
+    let mib: f64 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("peak memory: "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory line in {stdout}"));
+    assert!(mib > 0.0, "{stdout}");
+    discard(&good);
+}

@@ -160,6 +160,9 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
         a.jobs
     );
     println!("time: {total:.3} s summed over tests, {wall:.3} s wall");
+    if let Some(mib) = peak_rss_mib() {
+        println!("peak memory: {mib:.1} MiB resident (whole process)");
+    }
     if total > 0.0 {
         println!(
             "throughput: {:.0} candidates/s, {:.0} consistent executions/s, {:.0} events/s",
@@ -300,4 +303,12 @@ pub fn chain_c(n: usize) -> String {
         last - 1
     );
     s + &format!("exists ({last}:r0=1 /\\ {last}:r1=0)\n")
+}
+
+/// The process's peak resident set, from `getrusage` (Linux reports KiB).
+fn peak_rss_mib() -> Option<f64> {
+    // SAFETY: getrusage fills the struct it is given and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0)
+        .then(|| u.ru_maxrss as f64 / 1024.0)
 }
