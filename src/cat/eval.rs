@@ -1008,7 +1008,36 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     /// The check's verdict, and a cycle when an acyclicity check fails.
-    pub fn test_eval(&self, env: &Env<'m>, t: &'m Test) -> R<(bool, Option<Vec<usize>>)> {
+    /// [`Ctx::test_eval`], once per shape for a check that does not vary (see
+    /// [`super::stable`]).
+    pub fn test_eval_cached(&self, env: &Env<'m>, t: &'m Test) -> R<super::TestOutcome> {
+        let key = t as *const Test as usize;
+        let Some(c) = self.cache.filter(|_| self.m.stable_tests.contains(&key)) else {
+            return self.test_eval(env, t);
+        };
+        if let Some(r) = c.tests.borrow().get(&key) {
+            return Ok(r.clone());
+        }
+        let r = self.test_eval(env, t)?;
+        c.tests.borrow_mut().insert(key, r.clone());
+        Ok(r)
+    }
+
+    /// [`Ctx::choices`], once per shape for a `with` whose choices do not vary.
+    pub fn choices_cached(&self, env: &Env<'m>, e: &'m Expr) -> R<super::native::Choices<'m>> {
+        let key = e as *const Expr as usize;
+        let Some(c) = self.cache.filter(|_| self.m.stable_withs.contains(&key)) else {
+            return self.choices(env, e);
+        };
+        if let Some(r) = c.withs.borrow().get(&key) {
+            return Ok(r.clone());
+        }
+        let r = self.choices(env, e)?;
+        c.withs.borrow_mut().insert(key, r.clone());
+        Ok(r)
+    }
+
+    pub fn test_eval(&self, env: &Env<'m>, t: &'m Test) -> R<super::TestOutcome> {
         let v = self.eval(env, &t.expr)?;
         let (holds, cycle) = match (t.kind, &v) {
             (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),

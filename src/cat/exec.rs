@@ -153,7 +153,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 }
             }
             Ins::Test(t, ty) => {
-                let (ok, cycle) = cx.test_eval(&st.env, t)?;
+                let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
                 match (ok, ty) {
                     (true, TestType::Flag) => {
                         if let Some(n) = &t.name {
@@ -222,7 +222,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Next(k.push(f)));
             }
             Ins::WithFrom(_, x, e) => {
-                let v = match cx.choices(&st.env, e)? {
+                let v = match cx.choices_cached(&st.env, e)? {
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
                         // With one choice per factor there is nothing to drop: the branch

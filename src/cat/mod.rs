@@ -176,10 +176,16 @@ pub struct Model {
     /// Cache slot of each top-level binding whose value is the same in every candidate of
     /// runs of one shape, by the binding's address (see [`stable`]).
     cache_keys: rustc_hash::FxHashMap<usize, u32>,
+    /// Checks and `with` choices that are the same for runs of one shape (see [`stable`]).
+    stable_tests: rustc_hash::FxHashSet<usize>,
+    stable_withs: rustc_hash::FxHashSet<usize>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
 }
+
+/// Whether a check holds, and the cycle that breaks it.
+pub type TestOutcome = (bool, Option<Vec<usize>>);
 
 /// Values of a model's rf-independent bindings, shared by the candidates whose runs have
 /// the same shapes; [`RunCache::clear`] it when the shapes change.
@@ -191,12 +197,17 @@ pub struct RunCache<'m> {
     bounds: prune::bound::Memo,
     /// Values of the names the model does not bind, by symbol, but for `varying` ones.
     globals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
+    /// Outcomes of the stable checks and choices of the stable `with`s, by address.
+    tests: std::cell::RefCell<rustc_hash::FxHashMap<usize, TestOutcome>>,
+    withs: std::cell::RefCell<rustc_hash::FxHashMap<usize, native::Choices<'m>>>,
 }
 
 impl RunCache<'_> {
     pub fn clear(&self) {
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
         self.globals.borrow_mut().iter_mut().for_each(|v| *v = None);
+        self.tests.borrow_mut().clear();
+        self.withs.borrow_mut().clear();
     }
 }
 
@@ -258,6 +269,8 @@ impl Model {
                 .collect(),
             natives: Vec::new(),
             cache_keys: Default::default(),
+            stable_tests: Default::default(),
+            stable_withs: Default::default(),
             varying: Vec::new(),
         };
         let dirs = &opts.include_dirs;
@@ -383,7 +396,10 @@ impl Model {
             .iter()
             .flat_map(|f| native::find(&f.path, &f.prog.body, name))
             .collect();
-        self.cache_keys = stable::stable_bindings(self);
+        let st = stable::stable_parts(self);
+        self.cache_keys = st.bindings;
+        self.stable_tests = st.tests;
+        self.stable_withs = st.withs;
         self.varying = (0..self.names.len())
             .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
             .collect();
@@ -450,6 +466,8 @@ impl Model {
             guards: Default::default(),
             bounds: Default::default(),
             globals: std::cell::RefCell::new(vec![None; self.names.len()]),
+            tests: Default::default(),
+            withs: Default::default(),
         }
     }
 

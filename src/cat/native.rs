@@ -58,6 +58,7 @@ fn fun_def(e: &Expr) -> Option<&FunDef> {
 }
 
 /// The value of a `with ... from` expression: a value, or a product still to walk.
+#[derive(Clone)]
 pub enum Choices<'m> {
     Val(Value<'m>),
     /// Every union of one relation per factor; no two picks give the same union.

@@ -22,22 +22,32 @@ struct Walk<'a> {
     m: &'a Model,
     /// Per name bound so far: whether its value may vary.
     varying: HashMap<Sym, bool>,
-    keys: rustc_hash::FxHashMap<usize, u32>,
+    out: Stable,
     stopped: bool,
 }
 
-/// The cache slot of each stable binding, by the binding's address.
-pub fn stable_bindings(m: &Model) -> rustc_hash::FxHashMap<usize, u32> {
+/// What the run cache may keep for runs of one shape.
+#[derive(Default)]
+pub struct Stable {
+    /// The cache slot of each stable binding, by the binding's address.
+    pub bindings: rustc_hash::FxHashMap<usize, u32>,
+    /// Checks and flags whose outcome is the same, by the test's address.
+    pub tests: rustc_hash::FxHashSet<usize>,
+    /// `with x from e` whose choices are the same, by the address of `e`.
+    pub withs: rustc_hash::FxHashSet<usize>,
+}
+
+pub fn stable_parts(m: &Model) -> Stable {
     let mut w = Walk {
         m,
         varying: HashMap::new(),
-        keys: Default::default(),
+        out: Stable::default(),
         stopped: false,
     };
     for &f in &m.order {
         w.walk(&m.files[f].prog.body);
     }
-    w.keys
+    w.out
 }
 
 impl Walk<'_> {
@@ -76,8 +86,8 @@ impl Walk<'_> {
                         let lazy =
                             !matches!(b.expr, Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_));
                         if !v && lazy && matches!(b.pat, Pat::Var(Some(_))) {
-                            let k = self.keys.len() as u32;
-                            self.keys.insert(b as *const _ as usize, k);
+                            let k = self.out.bindings.len() as u32;
+                            self.out.bindings.insert(b as *const _ as usize, k);
                         }
                     }
                     for (b, v) in bds.iter().zip(vs) {
@@ -90,8 +100,19 @@ impl Walk<'_> {
                     let v = bds.iter().any(|b| self.varies(&b.expr, &mut group));
                     bds.iter().for_each(|b| self.set(&b.pat, v));
                 }
-                Ins::WithFrom(_, x, _) | Ins::Procedure(_, x, ..) => {
+                Ins::WithFrom(_, x, e) => {
+                    if !self.varies(e, &mut Vec::new()) {
+                        self.out.withs.insert(e as *const Expr as usize);
+                    }
                     self.varying.insert(*x, true);
+                }
+                Ins::Procedure(_, x, ..) => {
+                    self.varying.insert(*x, true);
+                }
+                Ins::Test(t, _) => {
+                    if !self.varies(&t.expr, &mut Vec::new()) {
+                        self.out.tests.insert(t as *const _ as usize);
+                    }
                 }
                 Ins::Enum(_, x, _) => {
                     self.varying.insert(*x, false);
@@ -103,7 +124,7 @@ impl Walk<'_> {
                 }
                 // Their bindings do not outlive them.
                 Ins::Forall(..) | Ins::Call(..) => {}
-                Ins::Test(..) | Ins::Show(_) | Ins::Events(_) | Ins::Debug(..) => {}
+                Ins::Show(_) | Ins::Events(_) | Ins::Debug(..) => {}
                 Ins::Match(..) | Ins::Include { file: None, .. } => self.stopped = true,
             }
         }

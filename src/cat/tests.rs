@@ -397,10 +397,12 @@ fn cached_verdicts<'m>(m: &'m Model, c: &Cand, cache: &RunCache<'m>) -> Vec<Verd
 #[test]
 fn cached_values_do_not_leak_rf() {
     // `ppo` does not depend on rf and is shared; `com` and `obs` do and must be recomputed.
+    // `acyclic po` is decided once; `tso` and `obs` depend on rf.
     let src = "M\nlet ppo = po \\ (W * R)\nlet com = rf | co | fr\nlet obs = rf ; ppo\n\
-               acyclic ppo | com as tso\nempty obs \\ (rf ; po) as obs\n";
+               acyclic po as order\nacyclic ppo | com as tso\nempty obs \\ (rf ; po) as obs\n";
     let m = model(src, &[]);
     assert!(m.cache_keys.len() == 1, "only ppo is cacheable");
+    assert!(m.stable_tests.len() == 1, "only `order` is decided once");
     let cache = m.new_cache();
     let sb_sc = {
         let mut c = sb();
@@ -423,6 +425,7 @@ fn cached_values_do_not_leak_rf() {
         cache.vals.borrow()[0].is_some(),
         "ppo was computed once and kept"
     );
+    assert_eq!(cache.tests.borrow().len(), 1, "`order` was decided once");
 }
 
 #[test]
