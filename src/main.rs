@@ -18,6 +18,18 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// recursively), and a large test must not abort.
 const STACK: usize = 1 << 30;
 
+// mimalloc reserves its first arena at the first allocation, 1 GiB by default, and the
+// arena's bitmaps alone are tens of pages to fault in: more than a small run allocates.
+// Runs that need more get more arenas as they grow.
+unsafe extern "C" {
+    fn mi_option_set(option: libc::c_int, value: libc::c_long);
+    #[cfg(test)]
+    fn mi_option_get(option: libc::c_int) -> libc::c_long;
+}
+/// `mi_option_arena_reserve` in mimalloc's option enum (v3).
+const MI_OPTION_ARENA_RESERVE: libc::c_int = 23;
+const ARENA_RESERVE_KIB: libc::c_long = 64 * 1024;
+
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
@@ -30,6 +42,8 @@ fn main() {
 }
 
 fn run() -> i32 {
+    // SAFETY: sets a plain option, before the first allocation reads it.
+    unsafe { mi_option_set(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB) };
     // Behave like other Unix tools when the reader goes away (`litmus check ... | head`):
     // end quietly instead of failing on the broken pipe.
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
@@ -46,7 +60,9 @@ fn run() -> i32 {
     }
 }
 
-/// Runs `work` on a new thread with a `STACK`-byte stack, and waits for it.
+/// Runs `work` on a new thread with a `STACK`-byte stack, which ends the process with the
+/// code `work` returns: waking this thread and tearing the big stack down would only cost
+/// time. Returns only if the thread cannot start or `work` panics.
 ///
 /// The new thread starts on this thread's CPU, then may move anywhere. On a busy machine,
 /// a thread queued behind another process waits for the scheduler's next tick, which is
@@ -73,10 +89,26 @@ fn on_big_stack(work: impl FnOnce() -> i32 + Send + 'static) -> std::thread::Res
                 // SAFETY: as above. The worker's own threads inherit the whole set again.
                 unsafe { libc::sched_setaffinity(0, size, &set) };
             }
-            work()
+            let code: i32 = work();
+            std::process::exit(code)
         });
     match worker {
         Ok(h) => h.join(),
         Err(e) => Err(Box::new(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The option number is mimalloc's: an upgrade that renumbers options must fail here.
+    #[test]
+    fn arena_reserve_is_the_option_set() {
+        // SAFETY: reads a plain option.
+        let default = unsafe { mi_option_get(MI_OPTION_ARENA_RESERVE) };
+        if std::env::var_os("MIMALLOC_ARENA_RESERVE").is_none() {
+            assert_eq!(default, 1 << 20, "1 GiB in KiB");
+        }
     }
 }
