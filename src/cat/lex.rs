@@ -15,52 +15,6 @@ pub enum Tok<'a> {
     Eof,
 }
 
-const KEYWORDS: &[&str] = &[
-    "let",
-    "rec",
-    "and",
-    "when",
-    "acyclic",
-    "irreflexive",
-    "show",
-    "unshow",
-    "empty",
-    "subset",
-    "as",
-    "fun",
-    "in",
-    "undefined_unless",
-    "flag",
-    "assert",
-    "include",
-    "variant",
-    "begin",
-    "end",
-    "procedure",
-    "call",
-    "enum",
-    "debug",
-    "match",
-    "with",
-    "forall",
-    "from",
-    "do",
-    "try",
-    "if",
-    "then",
-    "else",
-    "catdep",
-    "instructions",
-    "default",
-    "not",
-];
-
-/// Longest operators first, so `||` wins over `|`.
-const SYMBOLS: &[&str] = &[
-    "||", "&&", "++", "-1", "->", "(", ")", "{", "}", "[", "]", "_", "0", "|", "&", "*", "~", "+",
-    "^", "\\", "?", "=", ";", ",",
-];
-
 #[derive(Clone, Copy, Debug)]
 pub struct Token<'a> {
     pub tok: Tok<'a>,
@@ -70,35 +24,60 @@ pub struct Token<'a> {
     pub end: usize,
 }
 
-/// The keyword spelled `s`, if it is one.
+/// The keyword spelled `s`, if it is one: only the keywords with `s`'s first letter are
+/// compared (the lexer asks this of every name).
 fn keyword(s: &str) -> Option<&'static str> {
-    // Every keyword starts with a lower-case letter; most names do not.
-    if !s.as_bytes()[0].is_ascii_lowercase() {
-        return None;
-    }
-    let s = s.as_bytes();
-    KEYWORDS
-        .iter()
-        .find(|k| k.len() == s.len() && k.bytes().zip(s).all(|(x, &y)| x == y))
-        .copied()
+    let candidates: &[&'static str] = match s.as_bytes()[0] {
+        b'a' => &["and", "acyclic", "as", "assert"],
+        b'b' => &["begin"],
+        b'c' => &["call", "catdep"],
+        b'd' => &["debug", "do", "default"],
+        b'e' => &["empty", "end", "enum", "else"],
+        b'f' => &["fun", "flag", "forall", "from"],
+        b'i' => &["in", "include", "if", "instructions", "irreflexive"],
+        b'l' => &["let"],
+        b'm' => &["match"],
+        b'n' => &["not"],
+        b'p' => &["procedure"],
+        b'r' => &["rec"],
+        b's' => &["show", "subset"],
+        b't' => &["try", "then"],
+        b'u' => &["unshow", "undefined_unless"],
+        b'v' => &["variant"],
+        b'w' => &["when", "with"],
+        _ => return None,
+    };
+    candidates.iter().find(|k| **k == s).copied()
 }
 
 /// The operator at the start of `b`, longest first.
 fn symbol(b: &[u8]) -> Option<&'static str> {
-    let two = match b {
-        [b'|', b'|', ..] => Some("||"),
-        [b'&', b'&', ..] => Some("&&"),
-        [b'+', b'+', ..] => Some("++"),
-        [b'-', b'1', ..] => Some("-1"),
-        [b'-', b'>', ..] => Some("->"),
-        _ => None,
-    };
-    two.or_else(|| {
-        let c = *b.first()?;
-        SYMBOLS
-            .iter()
-            .find(|s| s.len() == 1 && s.as_bytes()[0] == c)
-            .copied()
+    Some(match b {
+        [b'|', b'|', ..] => "||",
+        [b'&', b'&', ..] => "&&",
+        [b'+', b'+', ..] => "++",
+        [b'-', b'1', ..] => "-1",
+        [b'-', b'>', ..] => "->",
+        [b'(', ..] => "(",
+        [b')', ..] => ")",
+        [b'{', ..] => "{",
+        [b'}', ..] => "}",
+        [b'[', ..] => "[",
+        [b']', ..] => "]",
+        [b'_', ..] => "_",
+        [b'0', ..] => "0",
+        [b'|', ..] => "|",
+        [b'&', ..] => "&",
+        [b'*', ..] => "*",
+        [b'~', ..] => "~",
+        [b'+', ..] => "+",
+        [b'^', ..] => "^",
+        [b'\\', ..] => "\\",
+        [b'?', ..] => "?",
+        [b'=', ..] => "=",
+        [b';', ..] => ";",
+        [b',', ..] => ",",
+        _ => return None,
     })
 }
 
@@ -140,27 +119,34 @@ pub fn lex(src: &str, file: u32) -> Result<Vec<Token<'_>>, (Pos, String)> {
             continue;
         }
         if c == b'(' && b.get(i + 1) == Some(&b'*') {
-            // Comments nest.
-            let mut depth = 0;
+            // Comments nest. Jump from one byte that matters inside them to the next.
+            let mut depth = 0usize;
             loop {
-                if i >= b.len() {
-                    return Err((pos, "unterminated comment".into()));
+                match b[i..]
+                    .iter()
+                    .position(|&d| matches!(d, b'(' | b'*' | b'\n'))
+                {
+                    Some(k) => i += k,
+                    None => return Err((pos, "unterminated comment".into())),
                 }
-                if b[i] == b'(' && b.get(i + 1) == Some(&b'*') {
-                    depth += 1;
-                    i += 2;
-                } else if b[i] == b'*' && b.get(i + 1) == Some(&b')') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
+                match (b[i], b.get(i + 1)) {
+                    (b'(', Some(b'*')) => {
+                        depth += 1;
+                        i += 2;
                     }
-                } else {
-                    if b[i] == b'\n' {
+                    (b'*', Some(b')')) => {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    (b'\n', _) => {
+                        i += 1;
                         line += 1;
-                        bol = i + 1;
+                        bol = i;
                     }
-                    i += 1;
+                    _ => i += 1,
                 }
             }
             continue;

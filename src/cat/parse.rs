@@ -664,11 +664,12 @@ impl<'a> Parser<'a> {
         self.binary(0)
     }
 
-    fn binop_at(&self, level: u8) -> Option<Op2> {
+    /// The binary operator at the current token and its precedence level.
+    fn binop(&self) -> Option<(u8, Op2)> {
         let Tok::Sym(s) = self.peek() else {
             return None;
         };
-        let op = match s.as_bytes() {
+        Some(match s.as_bytes() {
             b"|" => (0, Op2::Union),
             b"++" => (1, Op2::Add),
             b";" => (2, Op2::Seq),
@@ -676,8 +677,7 @@ impl<'a> Parser<'a> {
             b"&" => (4, Op2::Inter),
             b"*" if self.starts_operand(1) => (5, Op2::Cartesian),
             _ => return None,
-        };
-        (op.0 == level).then_some(op.1)
+        })
     }
 
     /// Whether the token `k` ahead can start an operand (deciding binary vs postfix `*`).
@@ -691,20 +691,34 @@ impl<'a> Parser<'a> {
         )
     }
 
+    /// Operators of `level` and tighter. An operand is parsed once, then the operators
+    /// that follow it are taken from the tightest level out (precedence climbing): the
+    /// same trees as one recursive call per level, without six calls per operand.
     fn binary(&mut self, level: u8) -> R<Expr> {
-        if level > 5 {
-            return self.unary();
-        }
         let pos = self.pos();
-        let lhs = self.binary(level + 1)?;
-        let Some(op) = self.binop_at(level) else {
-            return Ok(lhs);
+        let mut e = self.unary()?;
+        for lv in (level..=5).rev() {
+            match self.binop() {
+                Some((l, _)) if l >= lv => e = self.operators(lv, pos, e)?,
+                // Nothing at this level or tighter follows: the looser levels may still.
+                Some(_) => {}
+                None => break,
+            }
+        }
+        Ok(e)
+    }
+
+    /// The operators of exactly `level` after its first operand `lhs`.
+    fn operators(&mut self, level: u8, pos: Pos, lhs: Expr) -> R<Expr> {
+        let op = match self.binop() {
+            Some((l, op)) if l == level => op,
+            _ => return Ok(lhs),
         };
         match op {
             // Left-associative difference.
             Op2::Diff => {
                 let mut l = lhs;
-                while self.binop_at(level) == Some(Op2::Diff) {
+                while self.binop() == Some((level, Op2::Diff)) {
                     self.bump();
                     let r = self.binary(level + 1)?;
                     l = Expr::Op(pos, Op2::Diff, vec![l, r]);

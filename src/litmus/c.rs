@@ -3,7 +3,7 @@
 
 use super::ast::*;
 use super::common::{at_constraint, join_type};
-use super::error::{In, PResult, expect, found, hard, soft};
+use super::error::{In, PResult, Wanted, expect, found, hard, soft, soft_want};
 use super::lex::*;
 use nom::bytes::complete::take;
 use nom::character::complete::{char, digit1};
@@ -416,7 +416,7 @@ fn any_punct(i: In) -> PResult<&'static str> {
     let s = *i.fragment();
     match PUNCTS.iter().find(|p| s.starts_with(**p)) {
         Some(p) => Ok((take(p.len())(i)?.0, *p)),
-        None => soft(i, format!("unexpected {}", found(i))),
+        None => soft_want(i, Wanted::Nothing),
     }
 }
 
@@ -424,7 +424,7 @@ fn any_punct(i: In) -> PResult<&'static str> {
 fn punct<'a>(p: &'static str) -> impl Fn(In<'a>) -> PResult<'a, ()> {
     move |i| match any_punct(i) {
         Ok((r, q)) if q == p => Ok((r, ())),
-        _ => soft(i, format!("expected `{p}`, found {}", found(i))),
+        _ => soft_want(i, Wanted::Sym(p)),
     }
 }
 
@@ -630,8 +630,7 @@ fn primary(i: In) -> PResult<Expr> {
         let (r, _) = expect("`)`", punct(")"))(r)?;
         return Ok((r, e));
     }
-    let (r, name) =
-        ident(i).or_else(|_| soft(i, format!("expected an expression, found {}", found(i))))?;
+    let (r, name) = ident(i).or_else(|_| soft_want(i, Wanted::Some("an expression")))?;
     if C_KEYWORDS.contains(&name) {
         return soft(i, format!("expected an expression, found keyword `{name}`"));
     }

@@ -17,6 +17,30 @@ pub struct ParseError {
     pub offset: usize,
     /// Byte length of the offending text (at least 0; 0 means "at this point").
     pub len: usize,
+    /// While parsing, an error is little more than a position: the parsers try many
+    /// alternatives and drop most failures, so the column, length and message are spelled
+    /// out by [`ParseError::resolve`] only for the one that reaches the user.
+    pending: Option<Pending>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pending {
+    /// Where the parsed fragment ends (a table cell ends before the source does).
+    end: usize,
+    wanted: Wanted,
+}
+
+/// What a failed parser wanted, for its message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// The message is given.
+    Given,
+    /// `unexpected X`.
+    Nothing,
+    /// `expected WHAT, found X`.
+    Some(&'static str),
+    /// ``expected `SYM`, found X``.
+    Sym(&'static str),
 }
 
 impl fmt::Display for ParseError {
@@ -30,12 +54,46 @@ impl std::error::Error for ParseError {}
 impl ParseError {
     pub(crate) fn at(i: In, msg: impl Into<String>) -> ParseError {
         ParseError {
-            line: i.location_line(),
-            col: i.get_utf8_column() as u32,
             msg: msg.into(),
-            offset: i.location_offset(),
-            len: token_len(i.fragment()),
+            ..ParseError::wanting(i, Wanted::Given)
         }
+    }
+
+    /// An error at `i` whose message says what was wanted there.
+    pub(crate) fn wanting(i: In, wanted: Wanted) -> ParseError {
+        let offset = i.location_offset();
+        ParseError {
+            line: i.location_line(),
+            col: 0,
+            msg: String::new(),
+            offset,
+            len: 0,
+            pending: Some(Pending {
+                end: offset + i.fragment().len(),
+                wanted,
+            }),
+        }
+    }
+
+    /// Spell out the column, length and message, from the source the parser was given.
+    pub(crate) fn resolve(mut self, src: &str) -> ParseError {
+        let Some(p) = self.pending.take() else {
+            return self;
+        };
+        let before = src.get(..self.offset).unwrap_or("");
+        let line_start = before.rfind('\n').map_or(0, |k| k + 1);
+        self.col = before[line_start..].chars().count() as u32 + 1;
+        let frag = src.get(self.offset..p.end).unwrap_or("");
+        self.len = token_len(frag);
+        match p.wanted {
+            Wanted::Given => {}
+            Wanted::Nothing => self.msg = format!("unexpected {}", found_in(frag)),
+            Wanted::Some(what) => {
+                self.msg = format!("expected {what}, found {}", found_in(frag));
+            }
+            Wanted::Sym(s) => self.msg = format!("expected `{s}`, found {}", found_in(frag)),
+        }
+        self
     }
 
     /// A miette diagnostic pointing at the offending text, e.g. for the CLI:
@@ -74,7 +132,10 @@ fn token_len(s: &str) -> usize {
 
 /// A short description of what the parser found at `i`, for "expected X, found Y" messages.
 pub(crate) fn found(i: In) -> String {
-    let s = i.fragment();
+    found_in(i.fragment())
+}
+
+fn found_in(s: &str) -> String {
     match s.chars().next() {
         None => "end of file".into(),
         Some('\n') => "end of line".into(),
@@ -85,7 +146,7 @@ pub(crate) fn found(i: In) -> String {
 
 impl<'a> nom::error::ParseError<In<'a>> for ParseError {
     fn from_error_kind(i: In<'a>, _kind: ErrorKind) -> Self {
-        ParseError::at(i, format!("unexpected {}", found(i)))
+        ParseError::wanting(i, Wanted::Nothing)
     }
     fn append(_: In<'a>, _: ErrorKind, other: Self) -> Self {
         other
@@ -107,6 +168,11 @@ pub(crate) fn soft<T>(i: In, msg: impl Into<String>) -> PResult<T> {
     Err(nom::Err::Error(ParseError::at(i, msg)))
 }
 
+/// A recoverable failure at `i`, saying what was wanted there.
+pub(crate) fn soft_want<T>(i: In, wanted: Wanted) -> PResult<T> {
+    Err(nom::Err::Error(ParseError::wanting(i, wanted)))
+}
+
 /// An unrecoverable failure at `i`.
 pub(crate) fn hard<T>(i: In, msg: impl Into<String>) -> PResult<T> {
     Err(nom::Err::Failure(ParseError::at(i, msg)))
@@ -118,9 +184,9 @@ pub(crate) fn expect<'a, T>(
     mut p: impl FnMut(In<'a>) -> PResult<'a, T>,
 ) -> impl FnMut(In<'a>) -> PResult<'a, T> {
     move |i| match p(i) {
-        Err(nom::Err::Error(e)) if e.offset <= i.location_offset() => {
-            hard(i, format!("expected {what}, found {}", found(i)))
-        }
+        Err(nom::Err::Error(e)) if e.offset <= i.location_offset() => Err(nom::Err::Failure(
+            ParseError::wanting(i, Wanted::Some(what)),
+        )),
         Err(nom::Err::Error(e)) => Err(nom::Err::Failure(e)),
         r => r,
     }
@@ -137,6 +203,7 @@ pub(crate) fn finish<T>(r: PResult<T>) -> Result<(In, T), ParseError> {
             msg: "unexpected end of input".into(),
             offset: 0,
             len: 0,
+            pending: None,
         }),
     }
 }

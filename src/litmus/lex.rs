@@ -1,7 +1,7 @@
 //! Lexical helpers shared by every section parser: blanks and comments, names, numbers.
 
 use super::ast::Span;
-use super::error::{In, PResult, found, hard, soft};
+use super::error::{In, PResult, Wanted, hard, soft, soft_want};
 use nom::bytes::complete::{tag, take, take_while, take_while1};
 use nom::character::complete::{char, digit1, hex_digit1};
 use nom::combinator::{opt, recognize};
@@ -92,9 +92,7 @@ pub(crate) fn is_ident_char(c: char) -> bool {
 /// A C-like identifier.
 pub(crate) fn ident(i: In<'_>) -> PResult<'_, &str> {
     let (r, s) = recognize(pair(take_while1(is_ident_start), take_while(is_ident_char)))(i)
-        .or_else(|_: nom::Err<super::error::ParseError>| {
-            soft(i, format!("expected a name, found {}", found(i)))
-        })?;
+        .or_else(|_: nom::Err<super::error::ParseError>| soft_want(i, Wanted::Some("a name")))?;
     Ok((r, *s.fragment()))
 }
 
@@ -112,9 +110,8 @@ pub(crate) fn keyword<'a>(kw: &'static str) -> impl Fn(In<'a>) -> PResult<'a, ()
 /// A symbol such as `=` or `/\`.
 pub(crate) fn sym<'a>(s: &'static str) -> impl Fn(In<'a>) -> PResult<'a, ()> {
     move |i| {
-        let (r, _) = tag(s)(i).or_else(|_: nom::Err<super::error::ParseError>| {
-            soft(i, format!("expected `{s}`, found {}", found(i)))
-        })?;
+        let (r, _) = tag(s)(i)
+            .or_else(|_: nom::Err<super::error::ParseError>| soft_want(i, Wanted::Sym(s)))?;
         Ok((r, ()))
     }
 }
@@ -133,7 +130,7 @@ pub(crate) fn int(i: In) -> PResult<i64> {
         (r, d.fragment().parse::<i64>().ok())
     };
     if r.fragment().starts_with(is_ident_char) {
-        return soft(i, format!("expected a number, found {}", found(i)));
+        return soft_want(i, Wanted::Some("a number"));
     }
     match v {
         Some(v) => Ok((r, if neg.is_some() { v.wrapping_neg() } else { v })),

@@ -21,6 +21,10 @@ use std::path::{Path, PathBuf};
 
 /// Parse one litmus test.
 pub fn parse(src: &str) -> Result<ast::Test, ParseError> {
+    parse_spans(src).map_err(|e| e.resolve(src))
+}
+
+fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
     let i = In::new(src);
     let (i, h) = finish(common::header(i))?;
     let (i, init) = finish(common::init_block(i))?;
@@ -70,7 +74,7 @@ pub enum LoadError {
     Parse {
         path: PathBuf,
         src: String,
-        err: ParseError,
+        err: Box<ParseError>,
     },
 }
 
@@ -108,7 +112,7 @@ pub fn parse_file(path: &Path) -> Result<ast::Test, LoadError> {
     parse(&src).map_err(|err| LoadError::Parse {
         path: path.to_path_buf(),
         src,
-        err,
+        err: Box::new(err),
     })
 }
 

@@ -161,7 +161,12 @@ fn parse_cell(cell: In, arch: Arch) -> Result<Option<AsmLine>, nom::Err<ParseErr
 /// One instruction of `arch` from its text alone (`NOP`, `B .+8`): the value of an
 /// instruction that a test writes to code memory.
 pub(crate) fn instr_text(text: &str, arch: Arch) -> Result<Instr, ParseError> {
-    let i = In::new(text.trim());
+    let text = text.trim();
+    instr_spans(text, arch).map_err(|e| e.resolve(text))
+}
+
+fn instr_spans(text: &str, arch: Arch) -> Result<Instr, ParseError> {
+    let i = In::new(text);
     let r = match arch {
         Arch::AArch64 => aarch64::instr(i),
         Arch::PPC => ppc::instr(i),

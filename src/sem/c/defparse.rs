@@ -12,27 +12,52 @@ pub enum Def {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Name(String),
+enum Tok<'a> {
+    Name(&'a str),
     Int(i64),
     Punct(&'static str),
 }
 
-struct Lexed {
-    toks: Vec<(Tok, Span)>,
+struct Lexed<'a> {
+    toks: Vec<(Tok<'a>, Span)>,
     /// Where the input ends, for "unexpected end" errors.
     end: Span,
 }
 
-const PUNCTS: [&str; 29] = [
-    "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "(", ")", "{", "}", ",", ";", "*", "+", "-",
-    "/", "%", "&", "|", "^", "~", "!", "=", "<", ">", "?", ":",
-];
-
-/// `a.starts_with(b)` for the one- and two-byte operators, without a call to `memcmp`.
-#[inline]
-fn starts_with(a: &[u8], b: &[u8]) -> bool {
-    a.len() >= b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+/// The operator at the start of `b`, longest first.
+fn punct(b: &[u8]) -> Option<&'static str> {
+    Some(match b {
+        [b'=', b'=', ..] => "==",
+        [b'!', b'=', ..] => "!=",
+        [b'<', b'=', ..] => "<=",
+        [b'>', b'=', ..] => ">=",
+        [b'&', b'&', ..] => "&&",
+        [b'|', b'|', ..] => "||",
+        [b'<', b'<', ..] => "<<",
+        [b'>', b'>', ..] => ">>",
+        [b'(', ..] => "(",
+        [b')', ..] => ")",
+        [b'{', ..] => "{",
+        [b'}', ..] => "}",
+        [b',', ..] => ",",
+        [b';', ..] => ";",
+        [b'*', ..] => "*",
+        [b'+', ..] => "+",
+        [b'-', ..] => "-",
+        [b'/', ..] => "/",
+        [b'%', ..] => "%",
+        [b'&', ..] => "&",
+        [b'|', ..] => "|",
+        [b'^', ..] => "^",
+        [b'~', ..] => "~",
+        [b'!', ..] => "!",
+        [b'=', ..] => "=",
+        [b'<', ..] => "<",
+        [b'>', ..] => ">",
+        [b'?', ..] => "?",
+        [b':', ..] => ":",
+        _ => return None,
+    })
 }
 
 fn err(span: Span, msg: impl Into<String>) -> SemError {
@@ -42,8 +67,13 @@ fn err(span: Span, msg: impl Into<String>) -> SemError {
     }
 }
 
+/// Where the run of bytes from `i` satisfying `f` ends.
+fn end_of(b: &[u8], i: usize, f: impl Fn(u8) -> bool) -> usize {
+    i + b[i..].iter().position(|&c| !f(c)).unwrap_or(b.len() - i)
+}
+
 /// Cuts `src` into tokens, walking its bytes (columns count characters).
-fn lex(src: &str) -> Result<Lexed, SemError> {
+fn lex(src: &str) -> Result<Lexed<'_>, SemError> {
     let b = src.as_bytes();
     let (mut i, mut line, mut col) = (0, 1u32, 1u32);
     let mut toks = Vec::with_capacity(src.len() / 4);
@@ -58,28 +88,38 @@ fn lex(src: &str) -> Result<Lexed, SemError> {
             }
         }
     };
-    let end_of =
-        |i: usize, f: &dyn Fn(u8) -> bool| i + b[i..].iter().take_while(|&&c| f(c)).count();
     while i < b.len() {
         let c = b[i];
+        // Blanks are most of the file: step over them without the general case.
+        if c == b'\n' {
+            i += 1;
+            line += 1;
+            col = 1;
+            continue;
+        }
+        if c == b' ' || c == b'\t' {
+            i += 1;
+            col += 1;
+            continue;
+        }
         let span = Span { line, col };
         let next = b.get(i + 1).copied();
         // Where this token, blank or comment ends.
         let to = if c.is_ascii_whitespace() {
             i + 1
         } else if c == b'/' && next == Some(b'/') {
-            end_of(i, &|c| c != b'\n')
+            end_of(b, i, |c| c != b'\n')
         } else if c == b'/' && next == Some(b'*') {
             match src[i + 2..].find("*/") {
                 Some(k) => i + 2 + k + 2,
                 None => return Err(err(span, "unterminated comment")),
             }
         } else if c.is_ascii_alphabetic() || c == b'_' {
-            let to = end_of(i, &|c| c.is_ascii_alphanumeric() || c == b'_');
-            toks.push((Tok::Name(src[i..to].to_string()), span));
+            let to = end_of(b, i, |c| c.is_ascii_alphanumeric() || c == b'_');
+            toks.push((Tok::Name(&src[i..to]), span));
             to
         } else if c.is_ascii_digit() {
-            let to = end_of(i, &|c| c.is_ascii_alphanumeric());
+            let to = end_of(b, i, |c| c.is_ascii_alphanumeric());
             let text = &src[i..to];
             let v = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
                 Some(hex) => i64::from_str_radix(hex, 16),
@@ -88,7 +128,7 @@ fn lex(src: &str) -> Result<Lexed, SemError> {
             .map_err(|_| err(span, format!("bad number `{text}`")))?;
             toks.push((Tok::Int(v), span));
             to
-        } else if let Some(p) = PUNCTS.iter().find(|p| starts_with(&b[i..], p.as_bytes())) {
+        } else if let Some(p) = punct(&b[i..]) {
             toks.push((Tok::Punct(p), span));
             i + p.len()
         } else {
@@ -124,8 +164,8 @@ pub fn parse_defs(src: &str) -> Result<Vec<Def>, SemError> {
     Ok(defs)
 }
 
-struct Parser {
-    toks: Vec<(Tok, Span)>,
+struct Parser<'a> {
+    toks: Vec<(Tok<'a>, Span)>,
     pos: usize,
     end: Span,
 }
@@ -153,18 +193,18 @@ const TYPE_WORDS: [&str; 19] = [
     "uint64_t",
 ];
 
-impl Parser {
-    fn peek(&self) -> Option<&Tok> {
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&Tok<'a>> {
         self.toks.get(self.pos).map(|t| &t.0)
     }
-    fn peek_at(&self, k: usize) -> Option<&Tok> {
+    fn peek_at(&self, k: usize) -> Option<&Tok<'a>> {
         self.toks.get(self.pos + k).map(|t| &t.0)
     }
     fn span(&self) -> Span {
         self.toks.get(self.pos).map_or(self.end, |t| t.1)
     }
     fn is(&self, p: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Punct(q)) if starts_with(q.as_bytes(), p.as_bytes()) && q.len() == p.len())
+        matches!(self.peek(), Some(Tok::Punct(q)) if *q == p)
     }
     fn eat(&mut self, p: &str) -> bool {
         let yes = self.is(p);
@@ -185,7 +225,7 @@ impl Parser {
             None => err(self.end, format!("expected {wanted}, found end of file")),
             Some(t) => {
                 let found = match t {
-                    Tok::Name(n) => n.clone(),
+                    Tok::Name(n) => n.to_string(),
                     Tok::Int(i) => i.to_string(),
                     Tok::Punct(p) => p.to_string(),
                 };
@@ -196,7 +236,7 @@ impl Parser {
     fn name(&mut self) -> Result<String, SemError> {
         match self.peek() {
             Some(Tok::Name(n)) => {
-                let n = n.clone();
+                let n = n.to_string();
                 self.pos += 1;
                 Ok(n)
             }
@@ -204,7 +244,7 @@ impl Parser {
         }
     }
     fn is_name(&self, n: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Name(m)) if m == n)
+        matches!(self.peek(), Some(Tok::Name(m)) if *m == n)
     }
 
     fn def(&mut self) -> Result<Def, SemError> {
@@ -313,10 +353,10 @@ impl Parser {
             return Ok(St::Seq(Vec::new()));
         }
         let kw = match self.peek() {
-            Some(Tok::Name(n)) => n.clone(),
-            _ => String::new(),
+            Some(&Tok::Name(n)) => n,
+            _ => "",
         };
-        let st = match kw.as_str() {
+        let st = match kw {
             "if" => {
                 self.pos += 1;
                 self.expect("(")?;
@@ -412,8 +452,8 @@ impl Parser {
 
     fn skip_type(&mut self) {
         while let Some(Tok::Name(n)) = self.peek() {
-            if TYPE_WORDS.contains(&n.as_str()) {
-                let is_struct = n == "struct";
+            if TYPE_WORDS.contains(n) {
+                let is_struct = *n == "struct";
                 self.pos += 1;
                 if is_struct && matches!(self.peek(), Some(Tok::Name(_))) {
                     self.pos += 1;
@@ -426,7 +466,7 @@ impl Parser {
     }
 
     fn is_type_start(&self, k: usize) -> bool {
-        matches!(self.peek_at(k), Some(Tok::Name(n)) if TYPE_WORDS.contains(&n.as_str()))
+        matches!(self.peek_at(k), Some(Tok::Name(n)) if TYPE_WORDS.contains(n))
     }
 
     fn expr(&mut self) -> Result<Ex, SemError> {
@@ -501,10 +541,10 @@ impl Parser {
     }
 
     /// A name just read: a primitive, a macro call or a variable.
-    fn after_name(&mut self, n: String, span: Span) -> Result<Ex, SemError> {
+    fn after_name(&mut self, n: &str, span: Span) -> Result<Ex, SemError> {
         let b = Box::new;
         let one = |p: &mut Parser| p.args_n(1).map(|mut a| b(a.pop().unwrap_or(Ex::Int(0))));
-        Ok(match n.as_str() {
+        Ok(match n {
             "__load" => {
                 let a = self.annot()?;
                 Ex::Load(one(self)?, a)
@@ -557,9 +597,9 @@ impl Parser {
                         self.expect(",")?;
                     }
                 }
-                Ex::Call(n, args, span)
+                Ex::Call(n.to_string(), args, span)
             }
-            _ => Ex::Reg(n, span),
+            _ => Ex::Reg(n.to_string(), span),
         })
     }
 }
