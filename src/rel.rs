@@ -304,6 +304,9 @@ impl Rel {
     }
     /// `self := self ; [s]`
     pub fn restrict_range_in_place(&mut self, s: &Set) {
+        if self.ww == 0 {
+            return;
+        }
         if self.ww == 1 {
             let mask = s.w[0];
             self.m.iter_mut().for_each(|d| *d &= mask);
@@ -559,6 +562,18 @@ mod tests {
         assert_eq!(Set::full(10).len(), 10);
         assert_eq!(Set::full(64).len(), 64);
         assert_eq!(Set::from_iter(10, [2, 5]).complement().len(), 8);
+    }
+
+    #[test]
+    fn restrictions_work_on_every_size_even_without_events() {
+        for n in [0, 1, 63, 64, 65, 130] {
+            let all = Rel::cartesian(&Set::full(n), &Set::full(n));
+            let evens = Set::from_iter(n, (0..n).step_by(2));
+            let r = all.restrict_range(&evens);
+            assert_eq!(r.len(), n * n.div_ceil(2));
+            assert!((0..n).all(|a| (0..n).all(|b| r.contains(a, b) == (b % 2 == 0))));
+            assert_eq!(all.restrict_domain(&evens).len(), n.div_ceil(2) * n);
+        }
     }
 
     #[test]
