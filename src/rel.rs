@@ -438,6 +438,50 @@ impl Rel {
         self.lin_mask(&elems, &preds, 0, &mut order, &mut out);
         out
     }
+    /// The linearisations of `s` compatible with `self`, built one element at a time and
+    /// skipping every order that extends a prefix `keep` rejects.
+    ///
+    /// `keep` sees lower bounds of the orders still reachable: `self` on `s`, the placed
+    /// elements in order, and each placed element before every unplaced one. Every
+    /// linearisation below that prefix contains it, so when a monotone check already fails
+    /// on the bound the whole subtree can go. The full orders themselves are offered too
+    /// (the bound once one element is left is the full order).
+    pub fn linearisations_pruned(&self, s: &Set, mut keep: impl FnMut(&Rel) -> bool) -> Vec<Rel> {
+        let elems: Vec<usize> = s.iter().collect();
+        if elems.len() > 64 {
+            let mut all = self.linearisations(s);
+            all.retain(|r| keep(r));
+            return all;
+        }
+        let mut base = self.restrict_domain(s).restrict_range(s);
+        for &e in &elems {
+            base.remove(e, e);
+        }
+        let mut out = Vec::new();
+        // No order at all: nothing to test.
+        if base.find_cycle().is_some() || !keep(&base) {
+            return out;
+        }
+        let preds: Vec<u64> = elems
+            .iter()
+            .map(|&e| {
+                (0..elems.len())
+                    .filter(|&j| base.contains(elems[j], e))
+                    .fold(0u64, |m, j| m | 1 << j)
+            })
+            .collect();
+        let mut walk = Walk {
+            elems: &elems,
+            preds: &preds,
+            base: &base,
+            bound: base.clone(),
+            unplaced: s.clone(),
+            out: &mut out,
+        };
+        walk.go(0, &mut keep);
+        out
+    }
+
     fn lin_mask(
         &self,
         elems: &[usize],
@@ -497,6 +541,44 @@ impl Rel {
             self.lin_rec(elems, used, order, out);
             order.pop();
             used[k] = false;
+        }
+    }
+}
+
+/// The depth-first search of [`Rel::linearisations_pruned`].
+struct Walk<'a> {
+    elems: &'a [usize],
+    preds: &'a [u64],
+    base: &'a Rel,
+    /// The lower bound for the current prefix.
+    bound: Rel,
+    unplaced: Set,
+    out: &'a mut Vec<Rel>,
+}
+
+impl Walk<'_> {
+    /// Extends the prefix of placed elements `used` (a mask over `elems`) in every way.
+    fn go(&mut self, used: u64, keep: &mut impl FnMut(&Rel) -> bool) {
+        let m = self.elems.len();
+        let placed = used.count_ones() as usize;
+        if placed == m {
+            self.out.push(self.bound.clone());
+            return;
+        }
+        for k in 0..m {
+            if used >> k & 1 != 0 || self.preds[k] & !used != 0 {
+                continue;
+            }
+            let e = self.elems[k];
+            self.unplaced.remove(e);
+            self.bound.row_mut(e).copy_from_slice(&self.unplaced.w);
+            // Placing the last element changes nothing: with one left, the bound was
+            // already the full order.
+            if placed + 1 == m || keep(&self.bound) {
+                self.go(used | 1 << k, keep);
+            }
+            self.bound.row_mut(e).copy_from_slice(self.base.row(e));
+            self.unplaced.insert(e);
         }
     }
 }
@@ -562,6 +644,97 @@ mod tests {
         assert_eq!(Set::full(10).len(), 10);
         assert_eq!(Set::full(64).len(), 64);
         assert_eq!(Set::from_iter(10, [2, 5]).complement().len(), 8);
+    }
+
+    /// Small relations from a fixed pseudo-random sequence.
+    fn rels(n: usize, count: usize, density: u64) -> Vec<Rel> {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        (0..count)
+            .map(|_| {
+                let mut r = Rel::empty(n);
+                for a in 0..n {
+                    for b in 0..n {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        if a != b && x % 100 < density {
+                            r.insert(a, b);
+                        }
+                    }
+                }
+                r
+            })
+            .collect()
+    }
+
+    fn sorted(mut v: Vec<Rel>) -> Vec<Vec<(usize, usize)>> {
+        let mut out: Vec<_> = v.drain(..).map(|r| r.pairs().collect::<Vec<_>>()).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn pruned_linearisations_without_pruning_are_all_of_them() {
+        let s = Set::from_iter(8, [0, 2, 3, 5, 6, 7]);
+        let mut many = false;
+        for base in rels(8, 20, 8) {
+            let all = base.linearisations(&s);
+            let mut calls = 0;
+            let pruned = base.linearisations_pruned(&s, |_| {
+                calls += 1;
+                true
+            });
+            assert_eq!(sorted(pruned), sorted(all.clone()));
+            // Every full order is offered (with one element left the bound is the order).
+            assert!(all.is_empty() || calls > all.len());
+            many |= all.len() > 10;
+        }
+        assert!(many);
+    }
+
+    /// Keeping the orders whose union with `extra` is acyclic (a monotone check, like
+    /// SC-per-location): the pruned walk gives exactly the unpruned orders that pass, and
+    /// cuts subtrees on the way.
+    #[test]
+    fn pruned_linearisations_keep_exactly_the_passing_orders() {
+        let s = Set::from_iter(9, [0, 1, 2, 4, 5, 7, 8]);
+        let bases = rels(9, 12, 4);
+        let extras = rels(9, 12, 6);
+        let (mut cut_early, mut some_of_many) = (false, false);
+        for (base, extra) in bases.iter().zip(&extras) {
+            let passes = |r: &Rel| r.union(extra).is_acyclic();
+            let all = base.linearisations(&s);
+            let expected: Vec<Rel> = all.iter().filter(|r| passes(r)).cloned().collect();
+            let mut offered = Vec::new();
+            let pruned = base.linearisations_pruned(&s, |r| {
+                offered.push(r.clone());
+                passes(r)
+            });
+            for p in &pruned {
+                assert!(all.contains(p), "kept an order that is not a linearisation");
+                assert!(passes(p), "kept an order that fails");
+            }
+            assert_eq!(sorted(pruned), sorted(expected.clone()));
+            // Each bound offered lies below some linearisation: it is a prefix bound.
+            for b in &offered {
+                assert!(all.iter().any(|l| b.is_subset(l)));
+            }
+            cut_early |= offered.len() < all.len();
+            some_of_many |= !expected.is_empty() && expected.len() < all.len();
+        }
+        assert!(cut_early, "no subtree was ever cut");
+        assert!(some_of_many, "no case keeps some orders and drops others");
+    }
+
+    #[test]
+    fn pruned_linearisations_of_a_cyclic_base_are_none_and_test_nothing() {
+        let s = Set::from_iter(4, [0, 1, 2]);
+        let base = Rel::from_pairs(4, [(0, 1), (1, 2), (2, 0)]);
+        let ls = base.linearisations_pruned(&s, |_| panic!("nothing to test"));
+        assert!(ls.is_empty());
+        let one = Set::from_iter(4, [3]);
+        assert_eq!(base.linearisations_pruned(&one, |_| true).len(), 1);
+        assert!(base.linearisations_pruned(&one, |_| false).is_empty());
     }
 
     #[test]

@@ -128,7 +128,7 @@ pub fn tag_set_name(tag: &str) -> String {
 }
 
 impl<'m> Ctx<'m, '_> {
-    fn prim_set(&self, v: &Value<'m>) -> Result<Rc<Set>, String> {
+    pub(super) fn prim_set(&self, v: &Value<'m>) -> Result<Rc<Set>, String> {
         match v {
             Value::Set(s) => Ok(s.clone()),
             Value::Empty => Ok(Rc::new(Set::empty(self.n))),
@@ -136,7 +136,7 @@ impl<'m> Ctx<'m, '_> {
             _ => Err("argument mismatch".into()),
         }
     }
-    fn prim_rel(&self, v: &Value<'m>) -> Result<Rc<Rel>, String> {
+    pub(super) fn prim_rel(&self, v: &Value<'m>) -> Result<Rc<Rel>, String> {
         match v {
             Value::Rel(r) => Ok(r.clone()),
             Value::Empty => Ok(Rc::new(Rel::empty(self.n))),
@@ -159,6 +159,27 @@ impl<'m> Ctx<'m, '_> {
             .get(name)
             .cloned()
             .unwrap_or_else(|| Rel::empty(self.n))
+    }
+
+    /// The events of `s` grouped by location (herd's `classes-loc`), in order of first event.
+    pub fn classes_loc(&self, s: &Set) -> Vec<Set> {
+        let mut groups: Vec<(Val, Set)> = Vec::new();
+        for e in s.iter() {
+            let Some(loc) = self.p.events[e].loc else {
+                continue;
+            };
+            match groups.iter_mut().find(|(l, _)| *l == loc) {
+                Some((_, g)) => g.insert(e),
+                None => groups.push((loc, Set::from_iter(self.n, [e]))),
+            }
+        }
+        groups.into_iter().map(|(_, g)| g).collect()
+    }
+
+    /// The arguments of `linearisations(S, r)`: the set and the relation.
+    pub fn lin_args(&self, arg: &Value<'m>) -> Result<(Rc<Set>, Rc<Rel>), String> {
+        let (s, r) = Self::pair_args(arg)?;
+        Ok((self.prim_set(&s)?, self.prim_rel(&r)?))
     }
 
     pub fn call_builtin(&self, b: Builtin, arg: Value<'m>) -> Result<Value<'m>, String> {
@@ -186,18 +207,8 @@ impl<'m> Ctx<'m, '_> {
             }
             Builtin::ClassesLoc => {
                 let s = self.prim_set(&arg)?;
-                let mut groups: Vec<(Val, Set)> = Vec::new();
-                for e in s.iter() {
-                    let Some(loc) = self.p.events[e].loc else {
-                        continue;
-                    };
-                    match groups.iter_mut().find(|(l, _)| *l == loc) {
-                        Some((_, g)) => g.insert(e),
-                        None => groups.push((loc, Set::from_iter(self.n, [e]))),
-                    }
-                }
                 Ok(valset(
-                    groups.into_iter().map(|(_, g)| Value::set(g)).collect(),
+                    self.classes_loc(&s).into_iter().map(Value::set).collect(),
                 ))
             }
             Builtin::Classes => {
@@ -214,9 +225,12 @@ impl<'m> Ctx<'m, '_> {
                 let (s, r) = Self::pair_args(&arg)?;
                 let s = self.prim_set(&s)?;
                 let r = self.prim_rel(&r)?;
-                let r = r.restrict_domain(&s).restrict_range(&s);
                 Ok(valset(
-                    r.linearisations(&s).into_iter().map(Value::rel).collect(),
+                    lin_base(&r, &s)
+                        .linearisations(&s)
+                        .into_iter()
+                        .map(Value::rel)
+                        .collect(),
                 ))
             }
             Builtin::DifferentValues => {
@@ -266,4 +280,9 @@ impl<'m> Ctx<'m, '_> {
             },
         }
     }
+}
+
+/// `r` restricted to `s`: what `linearisations(s, r)` extends.
+pub fn lin_base(r: &Rel, s: &Set) -> Rel {
+    r.restrict_domain(s).restrict_range(s)
 }

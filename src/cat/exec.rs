@@ -7,7 +7,7 @@ use super::ast::*;
 use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
 use super::prune::bound::Bounds;
-use super::prune::{Found, Roots, Scan};
+use super::prune::{Coherence, Found, Pruner, Roots, Scan};
 use super::value::*;
 use super::{CheckKind, Failure, Verdict};
 use crate::rel::Rel;
@@ -225,35 +225,16 @@ impl<'m> Runner<'_, 'm, '_> {
                 let v = match cx.choices_cached(&st.env, e)? {
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
-                        // With one choice per factor there is nothing to drop: the branch
-                        // itself runs the checks.
-                        let single = fs.iter().all(|f| f.len() <= 1);
-                        let sc = if single {
-                            None
-                        } else {
-                            self.prune(&st.env, *x, &k, &mut fs)?
-                        };
-                        let sc = sc.or_else(|| {
-                            (!single)
-                                .then(|| self.prune_bounds(&st.env, *x, &k, &mut fs))
-                                .flatten()
-                        });
-                        if let Some(f) = sc {
-                            let v = self.verdict(st, Some(f));
-                            if !(self.report)(v) {
-                                return Ok(Step::Done(false));
-                            }
-                        }
-                        let mut res = Ok(true);
-                        for_each_union(cx.n, &fs, |r| {
-                            let st2 = State {
-                                env: st.env.bind(*x, Value::rel(r)),
-                                flags: st.flags.clone(),
-                            };
-                            res = self.run(st2, k.clone());
-                            matches!(res, Ok(true))
-                        });
-                        return res.map(Step::Done);
+                        let mut pruner = self.pruner(&st.env, *x, &k);
+                        pruner.prune(&mut fs);
+                        let failed = pruner.failure();
+                        return self.branches(st, *x, k, &fs, failed);
+                    }
+                    Choices::Orders(classes, base) => {
+                        let mut pruner = self.pruner(&st.env, *x, &k);
+                        let fs = pruner.build(&classes, &base);
+                        let failed = pruner.failure();
+                        return self.branches(st, *x, k, &fs, failed);
                     }
                 };
                 let elems = match v {
@@ -281,27 +262,66 @@ impl<'m> Runner<'_, 'm, '_> {
         Ok(Step::Next(k))
     }
 
-    /// Drops the per-location orders that make a later SC-per-location check fail (see
-    /// [`super::prune`]); returns that check's failure when some were dropped.
-    fn prune(
-        &self,
-        env: &Env<'m>,
+    /// Runs `k` once per union of one order per factor, after reporting `failed` (why
+    /// some orders were dropped).
+    fn branches(
+        &mut self,
+        st: &State<'m>,
         x: Sym,
-        k: &Kont<'m>,
-        fs: &mut [Vec<Rc<Rel>>],
-    ) -> R<Option<Failure>> {
+        k: Kont<'m>,
+        fs: &[Vec<Rc<Rel>>],
+        failed: Option<Failure>,
+    ) -> R<Step<'m>> {
+        if let Some(f) = failed {
+            let v = self.verdict(st, Some(f));
+            if !(self.report)(v) {
+                return Ok(Step::Done(false));
+            }
+        }
+        let mut res = Ok(true);
+        for_each_union(self.cx.n, fs, |r| {
+            let st2 = State {
+                env: st.env.bind(x, Value::rel(r)),
+                flags: st.flags.clone(),
+            };
+            res = self.run(st2, k.clone());
+            matches!(res, Ok(true))
+        });
+        res.map(Step::Done)
+    }
+
+    /// What drops the per-location orders that would make a later check fail: the
+    /// SC-per-location check (see [`super::prune`]) and the lower bounds of the others (see
+    /// [`super::prune::bound`]).
+    fn pruner<'a>(&'a self, env: &'a Env<'m>, x: Sym, k: &'a Kont<'m>) -> Pruner<'a, 'm, 'a> {
+        let coherence = Box::new(move || self.coherence(env, x, k));
+        let bounds = Box::new(move || {
+            let mut seqs = Vec::new();
+            let mut cur = k.0.clone();
+            while let Some(node) = cur {
+                let Frame::Seq(b) = &node.0 else { break };
+                seqs.push(*b);
+                cur = node.1.0.clone();
+            }
+            Some(Bounds::new(self.cx, env, x, &seqs))
+        });
+        Pruner::new(coherence, bounds)
+    }
+
+    /// The SC-per-location check every branch of the `with` binding `x` runs, if any.
+    fn coherence(&self, env: &Env<'m>, x: Sym, k: &Kont<'m>) -> Option<Coherence<'m>> {
         let cx = self.cx;
         let names = &cx.m.names;
         let (Some(rf), Some(po_loc)) = (names.get("rf"), names.get("po-loc")) else {
-            return Ok(None);
+            return None;
         };
         // The guard depends only on where the `with` is: look for it once per run cache.
         let site = match &k.0 {
             Some(node) => match &node.0 {
                 Frame::Seq(b) => b.as_ptr() as usize,
-                _ => return Ok(None),
+                _ => return None,
             },
-            None => return Ok(None),
+            None => return None,
         };
         let cached = cx
             .cache()
@@ -316,67 +336,12 @@ impl<'m> Runner<'_, 'm, '_> {
                 g
             }
         };
-        let Some(guard) = guard else {
-            return Ok(None);
-        };
         let rel = |s: Sym| -> Option<Rc<Rel>> {
             let v = cx.lookup(env, s, Pos::default()).ok()?;
             cx.as_rel(&v, Pos::default()).ok()
         };
-        let (Some(rf), Some(po_loc)) = (rel(rf), rel(po_loc)) else {
-            return Ok(None);
-        };
-        let base = po_loc.union(&rf);
-        let rf_inv = rf.inverse();
-        let mut cycle = None;
-        let mut dropped = false;
-        for f in fs.iter_mut() {
-            f.retain(|p| {
-                let mut g = base.union(p);
-                let mut fr = rf_inv.compose(p);
-                for i in 0..cx.n {
-                    fr.remove(i, i);
-                }
-                g.union_with(&fr);
-                match g.find_cycle() {
-                    None => true,
-                    Some(c) => {
-                        cycle.get_or_insert(c);
-                        dropped = true;
-                        false
-                    }
-                }
-            });
-        }
-        Ok(dropped.then(|| Failure {
-            kind: CheckKind::Acyclic,
-            negated: false,
-            name: guard.name.clone().unwrap_or_else(|| guard.text.clone()),
-            cycle,
-        }))
-    }
-
-    /// Drops the per-location orders that make any later check fail through lower bounds
-    /// (see [`super::prune::bound`]); returns the first such failure.
-    fn prune_bounds(
-        &self,
-        env: &Env<'m>,
-        x: Sym,
-        k: &Kont<'m>,
-        fs: &mut [Vec<Rc<Rel>>],
-    ) -> Option<Failure> {
-        let mut seqs = Vec::new();
-        let mut cur = k.0.clone();
-        while let Some(node) = cur {
-            let Frame::Seq(b) = &node.0 else { break };
-            seqs.push(*b);
-            cur = node.1.0.clone();
-        }
-        if fs.is_empty() {
-            return None;
-        }
-        let b = Bounds::new(self.cx, env, x, &seqs);
-        if b.has_checks() { b.prune(fs) } else { None }
+        let (guard, rf, po_loc) = (guard?, rel(rf)?, rel(po_loc)?);
+        Some(Coherence::new(guard, &rf, &po_loc))
     }
 
     /// The SC-per-location check that every branch of the `with` binding `x` runs, if any.

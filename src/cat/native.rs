@@ -8,7 +8,7 @@
 use super::ast::{Expr, FunDef, Ins, Pat, Pos};
 use super::eval::{Ctx, R};
 use super::value::{Env, Value, valset};
-use crate::rel::Rel;
+use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
 /// A library function with a native implementation.
@@ -16,12 +16,24 @@ use std::rc::Rc;
 pub enum Native {
     /// Set of alternative-sets of relations → set of unions of one pick from each.
     Cross,
+    /// `(S, base)` → for each location, the linearisations of the events of `S` there
+    /// extending `base` (colib.cat's `orders-per-location`).
+    OrdersPerLocation,
+    /// `(base, classes)` → for each class, its linearisations extending `base` (cross.cat's
+    /// `co_locs`).
+    CoLocs,
 }
 
 /// Library files and the functions in them that are implemented natively.
 const KNOWN: &[(&str, &str, Native)] = &[
     ("cross.cat", "cross", Native::Cross),
     ("colib.cat", "one-of-each", Native::Cross),
+    (
+        "colib.cat",
+        "orders-per-location",
+        Native::OrdersPerLocation,
+    ),
+    ("cross.cat", "co_locs", Native::CoLocs),
 ];
 
 /// Where the natively implemented functions are defined: the position of their `fun`.
@@ -63,6 +75,10 @@ pub enum Choices<'m> {
     Val(Value<'m>),
     /// Every union of one relation per factor; no two picks give the same union.
     Product(Vec<Vec<Rc<Rel>>>),
+    /// The product whose factors are the linearisations of each class extending the
+    /// relation, not built yet (so that pruning can cut them while they are built). The
+    /// classes are disjoint.
+    Orders(Vec<Set>, Rc<Rel>),
 }
 
 impl<'m> Ctx<'m, '_> {
@@ -72,9 +88,14 @@ impl<'m> Ctx<'m, '_> {
         match e {
             Expr::App(pos, f, a) => {
                 let f = self.eval(env, f)?;
-                let a = self.eval(env, a)?;
                 match &f {
                     Value::Clo(c) => {
+                        if self.m.native(c.def) == Some(Native::Cross)
+                            && let Some(orders) = self.orders(env, a)?
+                        {
+                            return Ok(orders);
+                        }
+                        let a = self.eval(env, a)?;
                         if self.m.native(c.def) == Some(Native::Cross)
                             && let Some(fs) = self.cross_factors(&a)
                         {
@@ -83,7 +104,10 @@ impl<'m> Ctx<'m, '_> {
                         let env = self.call_env(*pos, c, a)?;
                         self.choices(&env, &c.def.body)
                     }
-                    _ => Ok(Choices::Val(self.apply(*pos, &f, a)?)),
+                    _ => {
+                        let a = self.eval(env, a)?;
+                        Ok(Choices::Val(self.apply(*pos, &f, a)?))
+                    }
                 }
             }
             Expr::Bind(_, bds, body) => {
@@ -92,6 +116,55 @@ impl<'m> Ctx<'m, '_> {
             }
             _ => Ok(Choices::Val(self.eval(env, e)?)),
         }
+    }
+
+    /// The per-location orders `e` stands for, unbuilt, when it is a native
+    /// `orders-per-location` or `co_locs` applied to classes that do not overlap.
+    fn orders(&self, env: &Env<'m>, e: &'m Expr) -> R<Option<Choices<'m>>> {
+        let Expr::App(_, f, a) = e else {
+            return Ok(None);
+        };
+        let Value::Clo(c) = self.eval(env, f)? else {
+            return Ok(None);
+        };
+        let native = self.m.native(c.def);
+        if !matches!(native, Some(Native::OrdersPerLocation | Native::CoLocs)) {
+            return Ok(None);
+        }
+        let arg = self.eval(env, a)?;
+        let parts = match (&arg, native) {
+            (Value::Tuple(t), Some(Native::CoLocs)) if t.len() == 2 => {
+                let classes = match &t[1] {
+                    Value::Empty => Some(Vec::new()),
+                    Value::ValSet(s) => s
+                        .iter()
+                        .map(|v| match v {
+                            Value::Set(s) => Some((**s).clone()),
+                            Value::Empty => Some(Set::empty(self.n)),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => None,
+                };
+                classes.zip(self.prim_rel(&t[0]).ok())
+            }
+            _ => self
+                .lin_args(&arg)
+                .ok()
+                .map(|(s, r)| (self.classes_loc(&s), r)),
+        };
+        // Other shapes are left to the interpreter, which reports the errors.
+        let Some((classes, base)) = parts else {
+            return Ok(None);
+        };
+        let mut seen = Set::empty(self.n);
+        for c in &classes {
+            if !seen.inter(c).is_empty() {
+                return Ok(None);
+            }
+            seen.union_with(c);
+        }
+        Ok(Some(Choices::Orders(classes, base)))
     }
 
     /// The factors of a `cross` argument, when it is a set of sets of relations.
@@ -124,50 +197,30 @@ impl<'m> Ctx<'m, '_> {
             return Choices::Product(fs);
         }
         let mut seen = Rel::empty(self.n);
-        let mut disjoint = true;
         for f in &fs {
             let mut support = Rel::empty(self.n);
             for r in f {
                 support.union_with(r);
             }
             if !seen.inter(&support).is_empty() {
-                disjoint = false;
-                break;
+                return Choices::Val(self.cross_value(fs));
             }
             seen.union_with(&support);
         }
-        if disjoint {
-            Choices::Product(fs)
-        } else {
-            let mut all = Vec::new();
-            for_each_union(self.n, &fs, |r| {
-                all.push(Value::rel(r));
-                true
-            });
-            Choices::Val(if all.is_empty() {
-                Value::Empty
-            } else {
-                valset(all)
-            })
-        }
+        Choices::Product(fs)
     }
 
     /// `cross` applied outside `with`: the whole set.
     pub fn cross_value(&self, fs: Vec<Vec<Rc<Rel>>>) -> Value<'m> {
-        match self.product(fs) {
-            Choices::Val(v) => v,
-            Choices::Product(fs) => {
-                let mut all = Vec::new();
-                for_each_union(self.n, &fs, |r| {
-                    all.push(Value::rel(r));
-                    true
-                });
-                if all.is_empty() {
-                    Value::Empty
-                } else {
-                    valset(all)
-                }
-            }
+        let mut all = Vec::new();
+        for_each_union(self.n, &fs, |r| {
+            all.push(Value::rel(r));
+            true
+        });
+        if all.is_empty() {
+            Value::Empty
+        } else {
+            valset(all)
         }
     }
 }

@@ -13,7 +13,153 @@ pub mod bound;
 
 use super::ast::{Expr, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
 use super::eval::Ctx;
+use super::{CheckKind, Failure};
+use crate::rel::{Rel, Set};
+use bound::Bounds;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The SC-per-location guard found after a `with`, ready to test orders.
+pub struct Coherence<'m> {
+    test: &'m Test,
+    /// `po-loc | rf`
+    base: Rel,
+    rf_inv: Rel,
+}
+
+impl<'m> Coherence<'m> {
+    pub fn new(test: &'m Test, rf: &Rel, po_loc: &Rel) -> Self {
+        Coherence {
+            test,
+            base: po_loc.union(rf),
+            rf_inv: rf.inverse(),
+        }
+    }
+
+    /// A cycle of `po-loc | rf | co | fr` in every `co` containing `p`.
+    pub fn cycle(&self, p: &Rel) -> Option<Vec<usize>> {
+        let mut g = self.base.union(p);
+        let mut fr = self.rf_inv.compose(p);
+        for i in 0..p.universe() {
+            fr.remove(i, i);
+        }
+        g.union_with(&fr);
+        g.find_cycle()
+    }
+
+    fn failure(&self, cycle: Vec<usize>) -> Failure {
+        let t = self.test;
+        Failure {
+            kind: CheckKind::Acyclic,
+            negated: false,
+            name: t.name.clone().unwrap_or_else(|| t.text.clone()),
+            cycle: Some(cycle),
+        }
+    }
+}
+
+/// Makes one of the [`Pruner`]'s tests, the first time it is needed.
+type Make<'a, T> = Box<dyn FnOnce() -> Option<T> + 'a>;
+
+/// The tests an order for one location must pass to be worth a branch: the guard first,
+/// then the lower bounds of the other checks. Each is prepared only when some location has
+/// a choice of orders: with one branch, the model's own checks do the work.
+pub struct Pruner<'a, 'm, 'p> {
+    coherence: Lazy<'a, Coherence<'m>>,
+    bounds: Lazy<'a, Bounds<'a, 'm, 'p>>,
+    /// The first failure of the guard, and of the bounds.
+    first: (Option<Failure>, Option<Failure>),
+}
+
+enum Lazy<'a, T> {
+    Later(Make<'a, T>),
+    Now(Option<T>),
+}
+
+impl<T> Lazy<'_, T> {
+    fn get(&mut self) -> Option<&T> {
+        if let Lazy::Later(_) = self
+            && let Lazy::Later(make) = std::mem::replace(self, Lazy::Now(None))
+        {
+            *self = Lazy::Now(make());
+        }
+        match self {
+            Lazy::Now(t) => t.as_ref(),
+            Lazy::Later(_) => None,
+        }
+    }
+}
+
+impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
+    pub fn new(coherence: Make<'a, Coherence<'m>>, bounds: Make<'a, Bounds<'a, 'm, 'p>>) -> Self {
+        Pruner {
+            coherence: Lazy::Later(coherence),
+            bounds: Lazy::Later(Box::new(|| bounds().filter(Bounds::has_checks))),
+            first: (None, None),
+        }
+    }
+
+    /// Whether some branch whose `co` contains `p` may pass every check.
+    pub fn keeps(&mut self, p: &Rel) -> bool {
+        if let Some(c) = self.coherence.get()
+            && let Some(cycle) = c.cycle(p)
+        {
+            self.first.0.get_or_insert_with(|| c.failure(cycle));
+            return false;
+        }
+        if let Some(b) = self.bounds.get()
+            && let Some(f) = b.failing(&Rc::new(p.clone()))
+        {
+            self.first.1.get_or_insert(f);
+            return false;
+        }
+        true
+    }
+
+    /// Drops from each factor the orders that cannot pass (unless there is only one branch).
+    pub fn prune(&mut self, fs: &mut [Vec<Rc<Rel>>]) {
+        if fs.iter().all(|f| f.len() <= 1) {
+            return;
+        }
+        for f in fs.iter_mut() {
+            f.retain(|p| self.keeps(p));
+        }
+    }
+
+    /// The factors of [`super::native::Choices::Orders`]: for each class, the linearisations
+    /// extending `base` that may pass, cut while they are built. A class with a single
+    /// order is not tested (see [`Pruner::prune`]; and its order may well be tested with
+    /// the other factors). Stops at the first class left with no order, as then there is
+    /// no branch at all.
+    pub fn build(&mut self, classes: &[Set], base: &Rel) -> Vec<Vec<Rc<Rel>>> {
+        let mut fs = Vec::with_capacity(classes.len());
+        for s in classes {
+            let base = super::builtins::lin_base(base, s);
+            let orders = if is_total(&base, s) {
+                base.linearisations(s)
+            } else {
+                base.linearisations_pruned(s, |p| self.keeps(p))
+            };
+            let none = orders.is_empty();
+            fs.push(orders.into_iter().map(Rc::new).collect());
+            if none {
+                break;
+            }
+        }
+        fs
+    }
+
+    /// The failure to report for the orders dropped, if any: the guard's first.
+    pub fn failure(self) -> Option<Failure> {
+        self.first.0.or(self.first.1)
+    }
+}
+
+/// Whether `r` orders `s` totally (then `s` has one linearisation, or none if `r` is cyclic).
+fn is_total(r: &Rel, s: &Set) -> bool {
+    let m = s.len();
+    m <= 1 || r.transitive_closure().len() >= m * (m - 1) / 2
+}
 
 /// What a value is known to contain (as of the `with`).
 const PO_LOC: u8 = 1;

@@ -186,24 +186,8 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         !self.checks.is_empty()
     }
 
-    /// Drops from each factor the orders that make some check fail; returns the first such
-    /// failure.
-    pub fn prune(&self, fs: &mut [Vec<Rc<Rel>>]) -> Option<Failure> {
-        let mut first = None;
-        for f in fs.iter_mut() {
-            f.retain(|p| match self.failing(p) {
-                None => true,
-                Some(fail) => {
-                    first.get_or_insert(fail);
-                    false
-                }
-            });
-        }
-        first
-    }
-
     /// The first check whose lower bound fails when `co` contains `p`.
-    fn failing(&self, p: &Rc<Rel>) -> Option<Failure> {
+    pub fn failing(&self, p: &Rc<Rel>) -> Option<Failure> {
         *self.root.borrow_mut() = Lb::Rel(p.clone());
         for l in &self.lazies {
             let mut c = l.cell.borrow_mut();
