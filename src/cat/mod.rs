@@ -26,6 +26,7 @@ use crate::sem::{Kind, Symbols, Value};
 use ast::{Expr, Ins, Pat, Program, SetClause, Sym};
 use parse::Names;
 use std::collections::HashMap;
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -166,10 +167,10 @@ pub struct Model {
     /// Per symbol: whether the model ever binds it (else it is a primitive).
     bound: Vec<bool>,
     /// Tag → its enum type (the last declaration wins, as in herd).
-    tag_types: HashMap<String, String>,
+    tag_types: FxMap<String, String>,
     enums: Vec<(String, Vec<String>)>,
     /// Names like `Rcu-lock` standing for the events bearing bell annotation `rcu-lock`.
-    bell_sets: HashMap<Sym, String>,
+    bell_sets: FxMap<Sym, String>,
     variants: Vec<String>,
     /// Library functions run natively, by the position of their `fun`.
     natives: Vec<(ast::Pos, native::Native)>,
@@ -192,7 +193,7 @@ pub type TestOutcome = (bool, Option<Vec<usize>>);
 pub struct RunCache<'m> {
     vals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
     /// The SC-per-location check guarding each `with` site (static: never cleared).
-    guards: std::cell::RefCell<HashMap<usize, Option<&'m ast::Test>>>,
+    guards: std::cell::RefCell<FxMap<usize, Option<&'m ast::Test>>>,
     /// What the lower-bound pruning learnt about each `with` site (static: never cleared).
     bounds: prune::bound::Memo,
     /// Values of the names the model does not bind, by symbol, but for `varying` ones.
@@ -259,9 +260,9 @@ impl Model {
             files: Vec::new(),
             order: Vec::new(),
             bound: Vec::new(),
-            tag_types: HashMap::new(),
+            tag_types: FxMap::default(),
             enums: Vec::new(),
-            bell_sets: HashMap::new(),
+            bell_sets: FxMap::default(),
             variants: opts
                 .variants
                 .iter()

@@ -4,8 +4,7 @@
 
 use super::ast::*;
 use super::lex::{Tok, Token, lex};
-use rustc_hash::FxHashMap;
-use std::collections::HashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The symbol table shared by every file of a model.
 #[derive(Default, Debug)]
@@ -908,7 +907,7 @@ fn tuple_pat(mut f: Vec<Option<Sym>>) -> Pat {
 
 fn make_fun(pos: Pos, pat: Pat, body: Expr) -> Expr {
     let mut bound: Vec<Sym> = pat.vars().into_iter().flatten().collect();
-    let mut free = HashSet::new();
+    let mut free = FxHashSet::default();
     free_vars(&body, &mut bound, &mut free);
     let mut free: Vec<Sym> = free.into_iter().collect();
     free.sort();
@@ -925,7 +924,7 @@ fn bind_pat(p: &Pat, bound: &mut Vec<Sym>) {
 }
 
 /// Collects the variables of `e` not in `bound` (a stack, restored on return).
-pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut HashSet<Sym>) {
+pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut FxHashSet<Sym>) {
     let mark = bound.len();
     match e {
         Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) => {}

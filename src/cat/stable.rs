@@ -11,7 +11,7 @@
 use super::Model;
 use super::ast::{Expr, Ins, Pat, Sym};
 use super::parse::free_vars;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Primitives that differ between candidates sharing a cache: those of one combination of
 /// runs differ in `rf` and `FW`, and runs of the same shape differ in the values they read
@@ -21,7 +21,7 @@ pub const VARYING_PRIMITIVES: &[&str] = &["rf", "FW", "different-values"];
 struct Walk<'a> {
     m: &'a Model,
     /// Per name bound so far: whether its value may vary.
-    varying: HashMap<Sym, bool>,
+    varying: FxHashMap<Sym, bool>,
     out: Stable,
     stopped: bool,
 }
@@ -40,7 +40,7 @@ pub struct Stable {
 pub fn stable_parts(m: &Model) -> Stable {
     let mut w = Walk {
         m,
-        varying: HashMap::new(),
+        varying: FxHashMap::default(),
         out: Stable::default(),
         stopped: false,
     };
@@ -59,7 +59,7 @@ impl Walk<'_> {
     }
 
     fn varies(&self, e: &Expr, bound: &mut Vec<Sym>) -> bool {
-        let mut free = HashSet::new();
+        let mut free = FxHashSet::default();
         free_vars(e, bound, &mut free);
         free.into_iter().any(|x| self.name_varies(x))
     }
