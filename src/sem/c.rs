@@ -63,14 +63,24 @@ impl Macros {
     }
 
     /// Our own mapping of the Linux-kernel primitives (`cat/lkmm.def`), equivalent to
-    /// herd's `linux-kernel.def`.
+    /// herd's `linux-kernel.def`; each macro is parsed when a test first uses it.
     pub fn lkmm() -> Macros {
-        Macros::parse(include_str!("../../cat/lkmm.def")).expect("cat/lkmm.def parses")
+        const LKMM_DEF: &str = include_str!("../../cat/lkmm.def");
+        match defparse::LazyDefs::index(LKMM_DEF) {
+            Some(lazy) => Macros {
+                defs: expand::Defs {
+                    lazy: Some(std::sync::Arc::new(lazy)),
+                    ..Default::default()
+                },
+                lkmmv1: false,
+            },
+            None => Macros::parse(LKMM_DEF).expect("cat/lkmm.def parses"),
+        }
     }
 
     /// Is `name` defined, as an expression or a statement macro?
     pub fn defines(&self, name: &str) -> bool {
-        self.defs.exprs.contains_key(name) || self.defs.stmts.contains_key(name)
+        self.defs.defines(name)
     }
 }
 

@@ -4,8 +4,11 @@
 use super::ir::{Annot, Ex, RmwOp, St};
 use crate::litmus::ast::{BinOp, Span, UnOp};
 use crate::sem::SemError;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// One macro definition.
+#[derive(Debug)]
 pub enum Def {
     Expr(String, Vec<String>, Ex),
     Stmt(String, Vec<String>, St),
@@ -150,6 +153,66 @@ fn lex(src: &str) -> Result<Lexed<'_>, SemError> {
 }
 
 /// Parse a whole `.def` file.
+/// A macro file whose definitions are found by name and parsed on first use.
+#[derive(Debug)]
+pub struct LazyDefs {
+    /// Per name, its last definition: the line it starts on and its text.
+    entries: HashMap<String, Entry>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    line: usize,
+    text: &'static str,
+    def: OnceLock<Option<Def>>,
+}
+
+impl LazyDefs {
+    /// Indexes a file with one definition per line (`NAME(...) ...`; `//` comments and
+    /// blank lines between them); `None` for any other layout, which must be parsed whole.
+    pub fn index(src: &'static str) -> Option<LazyDefs> {
+        let mut entries = HashMap::new();
+        for (k, line) in src.lines().enumerate() {
+            let t = line.trim_start();
+            if t.is_empty() || t.starts_with("//") {
+                continue;
+            }
+            let name_len = t
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(t.len());
+            if name_len == 0 || !t[name_len..].starts_with('(') || line.contains("/*") {
+                return None;
+            }
+            let entry = Entry {
+                line: k,
+                text: line,
+                def: OnceLock::new(),
+            };
+            entries.insert(t[..name_len].to_string(), entry);
+        }
+        Some(LazyDefs { entries })
+    }
+
+    /// The definition of `name`, parsed on first use (`None`: no such macro, or its line
+    /// does not parse, which the shipped file's tests rule out).
+    pub fn get(&self, name: &str) -> Option<&Def> {
+        let e = self.entries.get(name)?;
+        e.def
+            .get_or_init(|| {
+                // Blank lines before it keep the positions of the whole file.
+                let src = format!("{}{}", "\n".repeat(e.line), e.text);
+                let mut defs = parse_defs(&src).ok()?;
+                (defs.len() == 1).then(|| defs.pop()).flatten()
+            })
+            .as_ref()
+    }
+
+    #[cfg(test)]
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+}
+
 pub fn parse_defs(src: &str) -> Result<Vec<Def>, SemError> {
     let lexed = lex(src)?;
     let mut p = Parser {

@@ -12,6 +12,34 @@ use std::collections::HashMap;
 pub struct Defs {
     pub exprs: HashMap<String, (Vec<String>, Ex)>,
     pub stmts: HashMap<String, (Vec<String>, St)>,
+    /// Definitions parsed only when first used (the shipped macro file: a test calls a
+    /// handful of its hundred macros, and parsing them all would be most of a small run).
+    pub lazy: Option<std::sync::Arc<super::defparse::LazyDefs>>,
+}
+
+impl Defs {
+    fn expr_macro(&self, name: &str) -> Option<(&[String], &Ex)> {
+        match self.exprs.get(name) {
+            Some((f, b)) => Some((f, b)),
+            None => match self.lazy.as_ref()?.get(name)? {
+                super::defparse::Def::Expr(_, f, b) => Some((f, b)),
+                super::defparse::Def::Stmt(..) => None,
+            },
+        }
+    }
+    fn stmt_macro(&self, name: &str) -> Option<(&[String], &St)> {
+        match self.stmts.get(name) {
+            Some((f, b)) => Some((f, b)),
+            None => match self.lazy.as_ref()?.get(name)? {
+                super::defparse::Def::Stmt(_, f, b) => Some((f, b)),
+                super::defparse::Def::Expr(..) => None,
+            },
+        }
+    }
+    /// Is `name` defined, as an expression or a statement macro?
+    pub fn defines(&self, name: &str) -> bool {
+        self.expr_macro(name).is_some() || self.stmt_macro(name).is_some()
+    }
 }
 
 /// Deeper than this, a macro is taken to call itself.
@@ -132,7 +160,7 @@ impl Defs {
             Ex::Un(op, a) => Ex::Un(*op, b(a)?),
             Ex::Bin(op, l, r) => Ex::Bin(*op, b(l)?, b(r)?),
             Ex::Cond(c, t, f) => Ex::Cond(b(c)?, b(t)?, b(f)?),
-            Ex::Call(name, args, span) => match self.exprs.get(name) {
+            Ex::Call(name, args, span) => match self.expr_macro(name) {
                 Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
                     self.expr(body, inner)
                 })?,
@@ -219,12 +247,12 @@ impl Defs {
             St::Srcu(l, a, v, sp) => {
                 St::Srcu(e(l)?, a.clone(), v.as_ref().map(e).transpose()?, here(sp))
             }
-            St::Call(name, args, span) => match self.stmts.get(name) {
+            St::Call(name, args, span) => match self.stmt_macro(name) {
                 Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
                     self.stmt(body, inner)
                 })?,
                 None => {
-                    let hint = if self.exprs.contains_key(name) {
+                    let hint = if self.expr_macro(name).is_some() {
                         " (it yields a value: write `(void)` before it to discard it)"
                     } else {
                         ""

@@ -636,3 +636,34 @@ fn every_rmw_family_is_defined() {
         }
     }
 }
+
+#[test]
+fn shipped_macros_parsed_on_demand_equal_the_whole_file_parsed() {
+    let src = include_str!("../../../cat/lkmm.def");
+    let eager = Macros::parse(src).unwrap();
+    let lazy = Macros::lkmm();
+    let index = lazy
+        .defs
+        .lazy
+        .as_ref()
+        .expect("the shipped file is indexed");
+    let mut seen = 0;
+    for name in index.names() {
+        let got = format!("{:?}", index.get(name).expect("every entry parses"));
+        let want = match (eager.defs.exprs.get(name), eager.defs.stmts.get(name)) {
+            (Some((f, b)), _) => format!(
+                "{:?}",
+                super::defparse::Def::Expr(name.into(), f.clone(), b.clone())
+            ),
+            (_, Some((f, b))) => format!(
+                "{:?}",
+                super::defparse::Def::Stmt(name.into(), f.clone(), b.clone())
+            ),
+            _ => panic!("{name} is not in the whole file"),
+        };
+        assert_eq!(got, want, "{name}");
+        seen += 1;
+    }
+    assert_eq!(seen, eager.defs.exprs.len() + eager.defs.stmts.len());
+    assert!(lazy.defines("READ_ONCE") && !lazy.defines("NO_SUCH_MACRO"));
+}
