@@ -3,6 +3,9 @@
 //! Names are interned ([`Sym`]) when parsed so the evaluator compares integers, and every
 //! node keeps its [`Pos`] so run-time errors point into the right file.
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cell::RefCell;
+
 /// An interned identifier; its text is in the model's symbol table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sym(pub u32);
@@ -15,7 +18,56 @@ pub struct Pos {
     pub col: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// The shipped models are parsed when the crate is built (build.rs) and stored serialized:
+// a tree is read back into a model whose symbol table and file table differ, so symbols
+// and file indices are translated while reading.
+thread_local! {
+    static RELOCATE: RefCell<Option<(Vec<Sym>, u32)>> = const { RefCell::new(None) };
+}
+
+/// Runs `read` with the symbols of a stored tree translated through `syms` and its
+/// positions placed in file `file`.
+pub fn relocated<T>(syms: Vec<Sym>, file: u32, read: impl FnOnce() -> T) -> T {
+    RELOCATE.with(|r| *r.borrow_mut() = Some((syms, file)));
+    let out = read();
+    RELOCATE.with(|r| *r.borrow_mut() = None);
+    out
+}
+
+impl Serialize for Sym {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u32(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Sym {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Sym, D::Error> {
+        let x = u32::deserialize(d)?;
+        RELOCATE.with(|r| match &*r.borrow() {
+            Some((syms, _)) => syms
+                .get(x as usize)
+                .copied()
+                .ok_or_else(|| serde::de::Error::custom("symbol out of range")),
+            None => Ok(Sym(x)),
+        })
+    }
+}
+
+impl Serialize for Pos {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (self.line, self.col).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pos {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Pos, D::Error> {
+        let (line, col) = <(u32, u32)>::deserialize(d)?;
+        let file = RELOCATE.with(|r| r.borrow().as_ref().map_or(0, |(_, f)| *f));
+        Ok(Pos { file, line, col })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Op1 {
     Plus,
     Star,
@@ -26,7 +78,7 @@ pub enum Op1 {
     ToId,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Op2 {
     Union,
     Inter,
@@ -39,7 +91,7 @@ pub enum Op2 {
 }
 
 /// A binding pattern: one name (`None` for `_`) or a tuple of them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Pat {
     Var(Option<Sym>),
     Tuple(Vec<Option<Sym>>),
@@ -56,7 +108,7 @@ impl Pat {
 
 /// A function literal; `free` lists the variables its body needs from outside,
 /// so a closure captures only those.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FunDef {
     pub pos: Pos,
     pub pat: Pat,
@@ -64,14 +116,14 @@ pub struct FunDef {
     pub free: Vec<Sym>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Binding {
     pub pos: Pos,
     pub pat: Pat,
     pub expr: Expr,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum VariantCond {
     Variant(String),
     Not(Box<VariantCond>),
@@ -79,7 +131,7 @@ pub enum VariantCond {
     Or(Box<VariantCond>, Box<VariantCond>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Cond {
     Eq(Expr, Expr),
     Subset(Expr, Expr),
@@ -88,7 +140,7 @@ pub enum Cond {
 }
 
 /// The non-empty clause of a match over a set.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum SetClause {
     /// `x ++ rest -> e`
     EltRem(Option<Sym>, Option<Sym>, Expr),
@@ -96,7 +148,7 @@ pub enum SetClause {
     PreEltPost(Option<Sym>, Option<Sym>, Option<Sym>, Expr),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Expr {
     /// `0`: the empty relation.
     EmptyRel(Pos),
@@ -139,14 +191,14 @@ impl Expr {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TestKind {
     Acyclic,
     Irreflexive,
     Empty,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TestType {
     Check,
     UndefinedUnless,
@@ -155,7 +207,7 @@ pub enum TestType {
 }
 
 /// `[~]acyclic|irreflexive|empty e [as name]`, with the source text of `e`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Test {
     pub pos: Pos,
     pub kind: TestKind,
@@ -167,7 +219,7 @@ pub struct Test {
 
 /// Instructions keep their positions even where the interpreter has no message to give.
 #[allow(dead_code)]
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Ins {
     Let(Pos, Vec<Binding>),
     Rec(Pos, Vec<Binding>, Option<Test>),
@@ -192,7 +244,7 @@ pub enum Ins {
 }
 
 /// A parsed file: its optional title and its instructions.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Program {
     pub title: Option<String>,
     /// `catdep`: the model computes dependencies itself (herd's `-variant deps`).

@@ -18,3 +18,8 @@ pub fn get(name: &str) -> Option<(&'static str, &'static str)> {
 pub fn models() -> impl Iterator<Item = &'static str> {
     FILES.iter().filter_map(|(n, _)| n.strip_suffix(".cat"))
 }
+
+/// The stored tree of a shipped cat or bell file (see build.rs): its symbols, then the tree.
+pub fn parsed(name: &str) -> Option<&'static [u8]> {
+    PARSED.iter().find(|(n, _)| *n == name).map(|(_, b)| *b)
+}

@@ -306,7 +306,6 @@ impl Model {
         if depth > MAX_INCLUDE_DEPTH {
             return Err(load_error(&path, "includes nest too deeply (cycle?)"));
         }
-        let text = src.read().map_err(|e| load_error(&path, e))?;
         let idx = self.files.len() as u32;
         self.files.push(LoadedFile {
             path: path.clone(),
@@ -316,17 +315,34 @@ impl Model {
                 body: Vec::new(),
             },
         });
-        let mut prog =
-            parse::parse(&text, idx, &mut self.names).map_err(|(pos, msg)| CatError {
-                file: path.clone(),
-                line: pos.line,
-                col: pos.col,
-                msg,
-            })?;
+        let stored = match &src {
+            config::Source::Embedded(name, _) => library::parsed(name),
+            _ => None,
+        };
+        let mut prog = match stored.and_then(|b| self.read_stored(b, idx)) {
+            Some(prog) => prog,
+            None => {
+                let text = src.read().map_err(|e| load_error(&path, e))?;
+                parse::parse(&text, idx, &mut self.names).map_err(|(pos, msg)| CatError {
+                    file: path.clone(),
+                    line: pos.line,
+                    col: pos.col,
+                    msg,
+                })?
+            }
+        };
         let dir = src.dir();
         self.resolve_includes(&mut prog.body, dir.as_deref(), dirs, depth)?;
         self.files[idx as usize].prog = prog;
         Ok(idx as usize)
+    }
+
+    /// A shipped file's tree as build.rs stored it, its symbols interned here and its
+    /// positions in file `idx`.
+    fn read_stored(&mut self, bytes: &[u8], idx: u32) -> Option<Program> {
+        let (syms, tree): (Vec<String>, &[u8]) = postcard::take_from_bytes(bytes).ok()?;
+        let syms = syms.iter().map(|s| self.names.intern(s)).collect();
+        ast::relocated(syms, idx, || postcard::from_bytes(tree).ok())
     }
 
     /// Loads every included file; a file that cannot be found is an error only if the

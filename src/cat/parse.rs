@@ -4,7 +4,7 @@
 
 use super::ast::*;
 use super::lex::{Tok, Token, lex};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// The symbol table shared by every file of a model.
 #[derive(Default, Debug)]
@@ -907,10 +907,10 @@ fn tuple_pat(mut f: Vec<Option<Sym>>) -> Pat {
 
 fn make_fun(pos: Pos, pat: Pat, body: Expr) -> Expr {
     let mut bound: Vec<Sym> = pat.vars().into_iter().flatten().collect();
-    let mut free = FxHashSet::default();
-    free_vars(&body, &mut bound, &mut free);
-    let mut free: Vec<Sym> = free.into_iter().collect();
+    let mut free = Vec::new();
+    free_vars(&body, &mut bound, &mut |x| free.push(x));
     free.sort();
+    free.dedup();
     Expr::Fun(Box::new(FunDef {
         pos,
         pat,
@@ -923,14 +923,15 @@ fn bind_pat(p: &Pat, bound: &mut Vec<Sym>) {
     bound.extend(p.vars().into_iter().flatten());
 }
 
-/// Collects the variables of `e` not in `bound` (a stack, restored on return).
-pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut FxHashSet<Sym>) {
+/// Calls `out` on each occurrence of a variable of `e` not in `bound` (a stack, restored
+/// on return).
+pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut impl FnMut(Sym)) {
     let mark = bound.len();
     match e {
         Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) => {}
         Expr::Var(_, x) => {
             if !bound.contains(x) {
-                out.insert(*x);
+                out(*x);
             }
         }
         Expr::Op1(_, _, a) => free_vars(a, bound, out),
@@ -958,7 +959,7 @@ pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut FxHashSet<Sym>
         Expr::Fun(f) => {
             for x in &f.free {
                 if !bound.contains(x) {
-                    out.insert(*x);
+                    out(*x);
                 }
             }
         }

@@ -11,7 +11,7 @@
 use super::Model;
 use super::ast::{Expr, Ins, Pat, Sym};
 use super::parse::free_vars;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// Primitives that differ between candidates sharing a cache: those of one combination of
 /// runs differ in `rf` and `FW`, and runs of the same shape differ in the values they read
@@ -59,9 +59,9 @@ impl Walk<'_> {
     }
 
     fn varies(&self, e: &Expr, bound: &mut Vec<Sym>) -> bool {
-        let mut free = FxHashSet::default();
-        free_vars(e, bound, &mut free);
-        free.into_iter().any(|x| self.name_varies(x))
+        let mut any = false;
+        free_vars(e, bound, &mut |x| any = any || self.name_varies(x));
+        any
     }
 
     fn set(&mut self, p: &Pat, v: bool) {

@@ -455,3 +455,28 @@ fn a_bound_that_may_be_the_universe_is_not_composed() {
     let (ok, failed) = passing_cos(src);
     assert_eq!((ok.len(), failed), (4, 0));
 }
+
+#[test]
+fn stored_trees_of_the_shipped_files_are_the_parsed_ones() {
+    use super::{ast, library, parse};
+    let mut seen = 0;
+    for (name, text) in library::FILES {
+        let Some(bytes) = library::parsed(name) else {
+            assert!(
+                !name.ends_with(".cat") && !name.ends_with(".bell"),
+                "{name}"
+            );
+            continue;
+        };
+        let mut fresh = parse::Names::default();
+        let want = parse::parse(text, 3, &mut fresh).unwrap();
+        let (syms, tree): (Vec<String>, &[u8]) = postcard::take_from_bytes(bytes).unwrap();
+        let mut names = parse::Names::default();
+        let syms = syms.iter().map(|s| names.intern(s)).collect();
+        let got: ast::Program = ast::relocated(syms, 3, || postcard::from_bytes(tree)).unwrap();
+        assert_eq!(format!("{got:?}"), format!("{want:?}"), "{name}");
+        assert_eq!(names.len(), fresh.len(), "{name}");
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} shipped cat/bell files");
+}

@@ -4,7 +4,6 @@
 use super::ir::{Annot, Ex, RmwOp, St};
 use crate::litmus::ast::{BinOp, Span, UnOp};
 use crate::sem::SemError;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// One macro definition.
@@ -157,7 +156,7 @@ fn lex(src: &str) -> Result<Lexed<'_>, SemError> {
 #[derive(Debug)]
 pub struct LazyDefs {
     /// Per name, its last definition: the line it starts on and its text.
-    entries: HashMap<String, Entry>,
+    entries: rustc_hash::FxHashMap<String, Entry>,
 }
 
 #[derive(Debug)]
@@ -171,7 +170,8 @@ impl LazyDefs {
     /// Indexes a file with one definition per line (`NAME(...) ...`; `//` comments and
     /// blank lines between them); `None` for any other layout, which must be parsed whole.
     pub fn index(src: &'static str) -> Option<LazyDefs> {
-        let mut entries = HashMap::new();
+        let mut entries = rustc_hash::FxHashMap::default();
+        entries.reserve(src.len() / 40);
         for (k, line) in src.lines().enumerate() {
             let t = line.trim_start();
             if t.is_empty() || t.starts_with("//") {
