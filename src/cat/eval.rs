@@ -1007,36 +1007,49 @@ impl<'m, 'p> Ctx<'m, 'p> {
         Ok(self.test_eval(env, t)?.0)
     }
 
-    /// The check's verdict, and a cycle when an acyclicity check fails.
     /// [`Ctx::test_eval`], once per shape for a check that does not vary (see
     /// [`super::stable`]).
     pub fn test_eval_cached(&self, env: &Env<'m>, t: &'m Test) -> R<super::TestOutcome> {
         let key = t as *const Test as usize;
-        let Some(c) = self.cache.filter(|_| self.m.stable_tests.contains(&key)) else {
-            return self.test_eval(env, t);
-        };
-        if let Some(r) = c.tests.borrow().get(&key) {
-            return Ok(r.clone());
-        }
-        let r = self.test_eval(env, t)?;
-        c.tests.borrow_mut().insert(key, r.clone());
-        Ok(r)
+        self.once_per_shape(
+            key,
+            &self.m.stable_tests,
+            |c| &c.tests,
+            || self.test_eval(env, t),
+        )
     }
 
     /// [`Ctx::choices`], once per shape for a `with` whose choices do not vary.
     pub fn choices_cached(&self, env: &Env<'m>, e: &'m Expr) -> R<super::native::Choices<'m>> {
         let key = e as *const Expr as usize;
-        let Some(c) = self.cache.filter(|_| self.m.stable_withs.contains(&key)) else {
-            return self.choices(env, e);
-        };
-        if let Some(r) = c.withs.borrow().get(&key) {
-            return Ok(r.clone());
-        }
-        let r = self.choices(env, e)?;
-        c.withs.borrow_mut().insert(key, r.clone());
-        Ok(r)
+        self.once_per_shape(
+            key,
+            &self.m.stable_withs,
+            |c| &c.withs,
+            || self.choices(env, e),
+        )
     }
 
+    /// `compute`, or its value kept in the run cache under `key` when `stable` holds it.
+    fn once_per_shape<V: Clone + 'p>(
+        &self,
+        key: usize,
+        stable: &rustc_hash::FxHashSet<usize>,
+        slot: impl Fn(&'p RunCache<'m>) -> &'p RefCell<rustc_hash::FxHashMap<usize, V>>,
+        compute: impl FnOnce() -> R<V>,
+    ) -> R<V> {
+        let Some(c) = self.cache.filter(|_| stable.contains(&key)) else {
+            return compute();
+        };
+        if let Some(v) = slot(c).borrow().get(&key) {
+            return Ok(v.clone());
+        }
+        let v = compute()?;
+        slot(c).borrow_mut().insert(key, v.clone());
+        Ok(v)
+    }
+
+    /// The check's verdict, and a cycle when an acyclicity check fails.
     pub fn test_eval(&self, env: &Env<'m>, t: &'m Test) -> R<super::TestOutcome> {
         let v = self.eval(env, &t.expr)?;
         let (holds, cycle) = match (t.kind, &v) {
