@@ -13,3 +13,7 @@ pub mod outcome;
 pub mod rel;
 pub mod report;
 pub mod sem;
+
+/// Stack for every thread that runs a model: models recurse (herd's cat library builds
+/// coherence orders recursively), and a large test must not abort. Only touched pages cost.
+pub const WORKER_STACK: usize = 1 << 30;

@@ -14,9 +14,7 @@ mod cli;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Stack for the main work: models recurse (herd's cat library builds coherence orders
-/// recursively), and a large test must not abort.
-const STACK: usize = 1 << 30;
+use litmus::WORKER_STACK as STACK;
 
 // mimalloc reserves its first arena at the first allocation, 1 GiB by default, and the
 // arena's bitmaps alone are tens of pages to fault in: more than a small run allocates.

@@ -45,7 +45,7 @@ struct Row {
 pub fn run(a: &BenchArgs) -> i32 {
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs.max(1))
-        .stack_size(1 << 30)
+        .stack_size(litmus::WORKER_STACK)
         .build_global();
     if let Some(n) = a.scaling {
         return scaling(n.max(2), a.emit.as_deref());

@@ -12,8 +12,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Stack size of worker threads.
-const STACK: usize = 1 << 30;
+use litmus::WORKER_STACK as STACK;
 
 /// Which models a run uses.
 enum Choice {

@@ -31,8 +31,7 @@ pub struct ExploreArgs {
     pub dot_dir: PathBuf,
 }
 
-/// Stack for running the model: cat's recursive definitions go deep on large tests.
-const STACK: usize = 1 << 30;
+use litmus::WORKER_STACK as STACK;
 
 pub fn run(a: &ExploreArgs) -> i32 {
     match explore(a) {

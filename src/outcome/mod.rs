@@ -274,6 +274,7 @@ pub fn judge(
         Ok((j, seen))
     };
     let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
+        deep_stacked_pool();
         parts.par_iter().map(judge_part).collect()
     } else {
         parts.iter().map(judge_part).collect()
@@ -298,6 +299,17 @@ pub fn judge(
     j.cut = seen.cut > 0;
     j.elapsed = pre.start.elapsed();
     Ok(j)
+}
+
+/// Makes sure rayon's global pool, unless a caller built it already, has threads with
+/// [`crate::WORKER_STACK`]: the parts of a judgement run the model there.
+fn deep_stacked_pool() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .stack_size(crate::WORKER_STACK)
+            .build_global();
+    });
 }
 
 /// Fewer combinations of runs than this are judged in one piece.
