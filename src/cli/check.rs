@@ -39,9 +39,11 @@ pub fn run(a: &CheckArgs) -> i32 {
         pool = pool.num_threads(j.max(1));
     }
     let files = litmus_files(&a.paths);
-    // One test needs no pool: starting worker threads would cost more than it saves.
+    // One test needs no pool up front: starting worker threads would cost more than a small
+    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
+    // pool then; `--jobs` bounds that too, so it is built here when given.
     let parallel = files.len() > 1 && a.jobs != Some(1);
-    if parallel {
+    if parallel || a.jobs.is_some() {
         let _ = pool.build_global();
     }
     let mut status = 0;
