@@ -87,6 +87,7 @@ fn on_big_stack(work: impl FnOnce() -> i32 + Send + 'static) -> std::thread::Res
                 // SAFETY: as above. The worker's own threads inherit the whole set again.
                 unsafe { libc::sched_setaffinity(0, size, &set) };
             }
+            litmus::crash::guard_this_thread();
             let code: i32 = work();
             std::process::exit(code)
         });

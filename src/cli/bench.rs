@@ -46,6 +46,7 @@ pub fn run(a: &BenchArgs) -> i32 {
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(a.jobs.max(1))
         .stack_size(litmus::WORKER_STACK)
+        .start_handler(|_| litmus::crash::guard_this_thread())
         .build_global();
     if let Some(n) = a.scaling {
         return scaling(n.max(2), a.emit.as_deref());

@@ -34,7 +34,9 @@ enum Cell {
 pub fn run(a: &CheckArgs) -> i32 {
     // Models recurse (herd's cat library builds coherence orders recursively): give workers
     // deep stacks rather than abort on a large test.
-    let mut pool = rayon::ThreadPoolBuilder::new().stack_size(STACK);
+    let mut pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK)
+        .start_handler(|_| litmus::crash::guard_this_thread());
     if let Some(j) = a.jobs {
         pool = pool.num_threads(j.max(1));
     }

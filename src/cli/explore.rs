@@ -57,7 +57,10 @@ fn explore(a: &ExploreArgs) -> Result<(), String> {
     let mut app = std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(STACK)
-            .spawn_scoped(s, || compute(a, &test, &model))
+            .spawn_scoped(s, || {
+                litmus::crash::guard_this_thread();
+                compute(a, &test, &model)
+            })
             .map_err(|e| format!("error: cannot start a worker thread: {e}"))?
             .join()
             .map_err(|_| "error: the model crashed".to_string())?

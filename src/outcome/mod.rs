@@ -308,6 +308,7 @@ fn deep_stacked_pool() {
     ONCE.call_once(|| {
         let _ = rayon::ThreadPoolBuilder::new()
             .stack_size(crate::WORKER_STACK)
+            .start_handler(|_| crate::crash::guard_this_thread())
             .build_global();
     });
 }
