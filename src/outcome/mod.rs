@@ -258,7 +258,13 @@ pub fn judge(
     opts: &Options,
 ) -> Result<Judgement, EngineError> {
     let pre = prepare(test, model, macros, opts)?;
-    let parts = partition(&pre.runs.runs, rayon::current_num_threads());
+    // Asking rayon how many workers it has starts its pool: only a big test does.
+    let parts = if combinations(&pre.runs.runs) < PARALLEL_MIN {
+        vec![Vec::new()]
+    } else {
+        deep_stacked_pool();
+        partition(&pre.runs.runs, rayon::current_num_threads())
+    };
     let stop = AtomicBool::new(false);
     let judge_part = |prefix: &Vec<usize>| {
         let mut j = Judgement::empty(test, model);
@@ -274,7 +280,6 @@ pub fn judge(
         Ok((j, seen))
     };
     let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
-        deep_stacked_pool();
         parts.par_iter().map(judge_part).collect()
     } else {
         parts.iter().map(judge_part).collect()
@@ -313,17 +318,20 @@ fn deep_stacked_pool() {
     });
 }
 
+/// How many combinations of one run per thread there are (saturating).
+fn combinations(runs: &[Vec<crate::sem::ThreadExec>]) -> usize {
+    runs.iter()
+        .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
+        .unwrap_or(usize::MAX)
+}
+
 /// Fewer combinations of runs than this are judged in one piece.
 const PARALLEL_MIN: usize = 64;
 
 /// Prefixes of run choices (one run for each of the first threads) that split the
 /// combinations into about eight parts per worker; one empty prefix for small tests.
 fn partition(runs: &[Vec<crate::sem::ThreadExec>], workers: usize) -> Vec<Vec<usize>> {
-    let total = runs
-        .iter()
-        .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
-        .unwrap_or(usize::MAX);
-    if workers < 2 || total < PARALLEL_MIN {
+    if workers < 2 || combinations(runs) < PARALLEL_MIN {
         return vec![Vec::new()];
     }
     let mut parts = vec![Vec::new()];
