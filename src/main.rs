@@ -89,12 +89,23 @@ fn on_big_stack(work: impl FnOnce() -> i32 + Send + 'static) -> std::thread::Res
             }
             litmus::crash::guard_this_thread();
             let code: i32 = work();
-            std::process::exit(code)
+            end(code)
         });
     match worker {
         Ok(h) => h.join(),
         Err(e) => Err(Box::new(e)),
     }
+}
+
+/// Ends the process once stdout and stderr are flushed, without the exit handlers: the
+/// allocator would hand its pages back to the system one `madvise` at a time, for a process
+/// that is about to vanish.
+fn end(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: _exit ends the process; everything worth keeping is written out above.
+    unsafe { libc::_exit(code) }
 }
 
 #[cfg(test)]
