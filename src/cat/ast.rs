@@ -131,6 +131,49 @@ pub enum VariantCond {
     Or(Box<VariantCond>, Box<VariantCond>),
 }
 
+impl Expr {
+    /// Calls `f` on each direct sub-expression: operands, the right-hand sides and body of
+    /// a `let ... in`, a function's body, match clauses, conditions.
+    pub fn for_each_child<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        match self {
+            Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) | Expr::Var(..) => {}
+            Expr::Op1(_, _, a) => f(a),
+            Expr::Op(_, _, v) | Expr::ExplicitSet(_, v) => v.iter().for_each(f),
+            Expr::App(_, a, b) | Expr::Try(_, a, b) => {
+                f(a);
+                f(b);
+            }
+            Expr::Bind(_, bds, body) | Expr::BindRec(_, bds, body) => {
+                bds.iter().for_each(|b| f(&b.expr));
+                f(body);
+            }
+            Expr::Fun(d) => f(&d.body),
+            Expr::Match(_, a, cls, d) => {
+                f(a);
+                cls.iter().for_each(|(_, c)| f(c));
+                if let Some(d) = d {
+                    f(d);
+                }
+            }
+            Expr::MatchSet(_, a, em, cl) => {
+                f(a);
+                f(em);
+                match &**cl {
+                    SetClause::EltRem(_, _, b) | SetClause::PreEltPost(_, _, _, b) => f(b),
+                }
+            }
+            Expr::If(_, c, a, b) => {
+                if let Cond::Eq(x, y) | Cond::Subset(x, y) | Cond::In(x, y) = &**c {
+                    f(x);
+                    f(y);
+                }
+                f(a);
+                f(b);
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Cond {
     Eq(Expr, Expr),

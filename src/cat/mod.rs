@@ -570,55 +570,17 @@ fn mark_ins(body: &[Ins], bound: &mut [bool], enums: &mut Vec<(Sym, Vec<String>)
 
 fn mark_expr(e: &Expr, bound: &mut [bool]) {
     match e {
-        Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) | Expr::Var(..) => {}
-        Expr::Op1(_, _, a) => mark_expr(a, bound),
-        Expr::Op(_, _, v) | Expr::ExplicitSet(_, v) => v.iter().for_each(|a| mark_expr(a, bound)),
-        Expr::App(_, f, a) | Expr::Try(_, f, a) => {
-            mark_expr(f, bound);
-            mark_expr(a, bound);
+        Expr::Bind(_, bds, _) | Expr::BindRec(_, bds, _) => {
+            bds.iter().for_each(|b| mark_pat(&b.pat, bound));
         }
-        Expr::Bind(_, bds, body) | Expr::BindRec(_, bds, body) => {
-            for b in bds {
-                mark_pat(&b.pat, bound);
-                mark_expr(&b.expr, bound);
+        Expr::Fun(f) => mark_pat(&f.pat, bound),
+        Expr::MatchSet(_, _, _, cl) => match &**cl {
+            SetClause::EltRem(x, xs, _) => [x, xs].into_iter().for_each(|x| mark(x, bound)),
+            SetClause::PreEltPost(a1, x, a2, _) => {
+                [a1, x, a2].into_iter().for_each(|x| mark(x, bound));
             }
-            mark_expr(body, bound);
-        }
-        Expr::Fun(f) => {
-            mark_pat(&f.pat, bound);
-            mark_expr(&f.body, bound);
-        }
-        Expr::Match(_, a, cls, d) => {
-            mark_expr(a, bound);
-            cls.iter().for_each(|(_, c)| mark_expr(c, bound));
-            if let Some(d) = d {
-                mark_expr(d, bound);
-            }
-        }
-        Expr::MatchSet(_, a, em, cl) => {
-            mark_expr(a, bound);
-            mark_expr(em, bound);
-            match &**cl {
-                SetClause::EltRem(x, xs, b) => {
-                    mark(x, bound);
-                    mark(xs, bound);
-                    mark_expr(b, bound);
-                }
-                SetClause::PreEltPost(a1, x, a2, b) => {
-                    mark(a1, bound);
-                    mark(x, bound);
-                    mark(a2, bound);
-                    mark_expr(b, bound);
-                }
-            }
-        }
-        Expr::If(_, c, a, b) => {
-            if let ast::Cond::Eq(x, y) | ast::Cond::Subset(x, y) | ast::Cond::In(x, y) = &**c {
-                mark_expr(x, bound);
-                mark_expr(y, bound);
-            }
-            mark_expr(a, bound);
-            mark_expr(b, bound);
-        }
+        },
+        _ => {}
     }
+    e.for_each_child(&mut |c| mark_expr(c, bound));
 }

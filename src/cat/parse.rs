@@ -928,19 +928,10 @@ fn bind_pat(p: &Pat, bound: &mut Vec<Sym>) {
 pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut impl FnMut(Sym)) {
     let mark = bound.len();
     match e {
-        Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) => {}
         Expr::Var(_, x) => {
             if !bound.contains(x) {
                 out(*x);
             }
-        }
-        Expr::Op1(_, _, a) => free_vars(a, bound, out),
-        Expr::Op(_, _, v) | Expr::ExplicitSet(_, v) => {
-            v.iter().for_each(|a| free_vars(a, bound, out))
-        }
-        Expr::App(_, f, a) => {
-            free_vars(f, bound, out);
-            free_vars(a, bound, out);
         }
         Expr::Bind(_, bds, body) => {
             for b in bds {
@@ -956,18 +947,12 @@ pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut impl FnMut(Sym
             }
             free_vars(body, bound, out);
         }
+        // Its free names were collected when it was parsed.
         Expr::Fun(f) => {
             for x in &f.free {
                 if !bound.contains(x) {
                     out(*x);
                 }
-            }
-        }
-        Expr::Match(_, a, cls, d) => {
-            free_vars(a, bound, out);
-            cls.iter().for_each(|(_, c)| free_vars(c, bound, out));
-            if let Some(d) = d {
-                free_vars(d, bound, out);
             }
         }
         Expr::MatchSet(_, a, em, cl) => {
@@ -984,21 +969,7 @@ pub(super) fn free_vars(e: &Expr, bound: &mut Vec<Sym>, out: &mut impl FnMut(Sym
                 }
             }
         }
-        Expr::Try(_, a, b) => {
-            free_vars(a, bound, out);
-            free_vars(b, bound, out);
-        }
-        Expr::If(_, c, a, b) => {
-            match &**c {
-                Cond::Eq(x, y) | Cond::Subset(x, y) | Cond::In(x, y) => {
-                    free_vars(x, bound, out);
-                    free_vars(y, bound, out);
-                }
-                Cond::Variant(_) => {}
-            }
-            free_vars(a, bound, out);
-            free_vars(b, bound, out);
-        }
+        _ => e.for_each_child(&mut |c| free_vars(c, bound, out)),
     }
     bound.truncate(mark);
 }

@@ -17,7 +17,7 @@ pub struct Candidate<'a> {
     pub final_mem: Vec<(LocId, Value)>,
     /// The shape of each thread's run (see [`ThreadRuns::shapes`]): candidates with the same
     /// shapes have the same primitives but rf, the final writes and event values.
-    pub shapes: Vec<u32>,
+    pub shapes: &'a [u32],
 }
 
 /// Relations every model may name even when no event has them.
@@ -92,7 +92,7 @@ pub fn for_each(
         prefix,
         pick: Vec::with_capacity(nthreads),
         visited: 0,
-        base: None,
+        layout: None,
     };
     st.dfs(0, f);
     st.visited
@@ -108,8 +108,8 @@ struct Search<'a> {
     prefix: &'a [usize],
     pick: Vec<usize>,
     visited: usize,
-    /// The primitives of the last combination, by its shapes.
-    base: Option<(Vec<u32>, Base)>,
+    /// The layout of the last combination.
+    layout: Option<Layout>,
 }
 
 impl Search<'_> {
@@ -142,11 +142,11 @@ impl Search<'_> {
             return combo(
                 self.p,
                 &runs,
-                shapes,
+                &shapes,
                 self.observed,
                 f,
                 &mut self.visited,
-                &mut self.base,
+                &mut self.layout,
             );
         }
         let ks = match self.prefix.get(t) {
@@ -172,43 +172,88 @@ impl Search<'_> {
     }
 }
 
+/// What the shapes of a combination's runs fix: its events (their values aside), where
+/// each thread's events start, and the primitives that depend on neither rf nor the final
+/// writes. Kept from one combination to the next while the shapes stay the same.
+struct Layout {
+    shapes: Vec<u32>,
+    events: Vec<EventInfo>,
+    offsets: Vec<usize>,
+    base: Base,
+}
+
+impl Layout {
+    fn of(p: &Program, runs: &[&ThreadExec], shapes: &[u32]) -> Layout {
+        let nloc = p.symbols.len();
+        // The initial writes first, then each thread's events in order.
+        let mut events: Vec<EventInfo> = (0..nloc)
+            .map(|l| EventInfo {
+                proc: None,
+                kind: Kind::Write,
+                loc: Some(Value::Addr(LocId(l as u32))),
+                val: Some(p.init_mem[l]),
+                tags: Vec::new(),
+            })
+            .collect();
+        let mut instr = vec![0u32; nloc];
+        let mut offsets = Vec::with_capacity(runs.len());
+        for (t, r) in runs.iter().enumerate() {
+            offsets.push(events.len());
+            let proc = p.test.threads[t].proc();
+            for e in &r.events {
+                events.push(EventInfo {
+                    proc: Some(proc),
+                    kind: e.kind,
+                    loc: e.loc,
+                    val: e.val,
+                    tags: e.tags.clone(),
+                });
+                instr.push(e.instr);
+            }
+        }
+        let base = base_primitives(p, &events, &instr, runs, &offsets);
+        Layout {
+            shapes: shapes.to_vec(),
+            events,
+            offsets,
+            base,
+        }
+    }
+
+    /// The same events with the values of `runs`, which have this layout's shapes.
+    fn set_values(&mut self, runs: &[&ThreadExec]) {
+        for (r, &o) in runs.iter().zip(&self.offsets) {
+            for (e, info) in r.events.iter().zip(&mut self.events[o..]) {
+                info.val = e.val;
+            }
+        }
+    }
+}
+
 /// All candidates of one combination of runs; false when `f` asked to stop.
 fn combo(
     p: &Program,
     runs: &[&ThreadExec],
-    shapes: Vec<u32>,
+    shapes: &[u32],
     observed: &[LocId],
     f: &mut dyn FnMut(&Candidate) -> bool,
     visited: &mut usize,
-    memo: &mut Option<(Vec<u32>, Base)>,
+    memo: &mut Option<Layout>,
 ) -> bool {
     let nloc = p.symbols.len();
-    // Events: the initial writes first, then each thread's in order.
-    let mut events: Vec<EventInfo> = (0..nloc)
-        .map(|l| EventInfo {
-            proc: None,
-            kind: Kind::Write,
-            loc: Some(Value::Addr(LocId(l as u32))),
-            val: Some(p.init_mem[l]),
-            tags: Vec::new(),
-        })
-        .collect();
-    let mut instr = vec![0u32; nloc];
-    let mut offsets = Vec::with_capacity(runs.len());
-    for (t, r) in runs.iter().enumerate() {
-        offsets.push(events.len());
-        let proc = p.test.threads[t].proc();
-        for e in &r.events {
-            events.push(EventInfo {
-                proc: Some(proc),
-                kind: e.kind,
-                loc: e.loc,
-                val: e.val,
-                tags: e.tags.clone(),
-            });
-            instr.push(e.instr);
+    let layout = match memo {
+        Some(l) if l.shapes == shapes => {
+            l.set_values(runs);
+            l
         }
-    }
+        _ => memo.insert(Layout::of(p, runs, shapes)),
+    };
+    let Layout {
+        events,
+        offsets,
+        base,
+        shapes,
+    } = &*layout;
     let n = events.len();
 
     // rf sources of each read: writes to the same location with the value it read.
@@ -250,13 +295,6 @@ fn combo(
         finals.push((l, last));
     }
 
-    if memo.as_ref().is_none_or(|(s, _)| *s != shapes) {
-        *memo = Some((
-            shapes.clone(),
-            base_primitives(p, &events, &instr, runs, &offsets),
-        ));
-    }
-    let base = &memo.as_ref().expect("just set").1;
     let mut rf_pick = vec![0usize; reads.len()];
     loop {
         let mut rf = Rel::empty(n);
@@ -277,14 +315,14 @@ fn combo(
             let cand = Candidate {
                 prims: Primitives {
                     n,
-                    events: &events,
+                    events,
                     symbols: &p.symbols,
                     sets: Named::layered(&base.0, vec![("FW".into(), fw)]),
                     rels: Named::layered(&base.1, vec![("rf".into(), rf.clone())]),
                 },
                 runs: runs.to_vec(),
                 final_mem,
-                shapes: shapes.clone(),
+                shapes,
             };
             *visited += 1;
             if !f(&cand) {

@@ -90,7 +90,7 @@ pub fn executions(
         };
         records.push(ExecRecord {
             candidate: b.ordinal,
-            state: b.state.clone(),
+            state: b.state().clone(),
             sat: b.sat,
             flags: if rejected.is_none() {
                 b.verdict.flags
@@ -116,16 +116,11 @@ mod tests {
     use crate::model::load_shipped;
     use crate::outcome::judge;
 
-    const MP: &str = "PPC MP+lwsync+addr
-{ 0:r2=x; 0:r4=y; 1:r2=x; 1:r4=y; }
- P0           | P1            ;
- li r1,1      | lwz r1,0(r4)  ;
- stw r1,0(r2) | xor r5,r1,r1  ;
- lwsync       | lwzx r3,r5,r2 ;
- li r3,1      |               ;
- stw r3,0(r4) |               ;
-exists (1:r1=1 /\\ 1:r3=0)
-";
+    /// The suite's message-passing test (PPC, lwsync and an address dependency).
+    const MP: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/litmus/classic/PPC/MP+lwsync+addr.litmus"
+    ));
 
     fn explore(src: &str, limit: usize) -> (Exploration, crate::outcome::Judgement) {
         let t = crate::litmus::parse(src).expect("parses");

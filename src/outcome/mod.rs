@@ -12,6 +12,7 @@ use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
 use rayon::prelude::*;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -107,10 +108,18 @@ pub(crate) struct Branch<'x, 'c> {
     pub verdict: Verdict,
     /// The condition's proposition holds in the candidate's final state.
     pub sat: bool,
-    /// The final state, over the shown locations.
-    pub state: &'x State,
+    /// The final state, over the shown locations: built when first asked for (most
+    /// candidates of a big test are rejected and never need it).
+    state: &'x OnceCell<State>,
+    state_of: &'x dyn Fn() -> State,
     /// Which candidate this is among those judged, from 1.
     pub ordinal: usize,
+}
+
+impl Branch<'_, '_> {
+    pub fn state(&self) -> &State {
+        self.state.get_or_init(self.state_of)
+    }
 }
 
 /// What [`visit`] saw besides the branches.
@@ -208,14 +217,17 @@ fn visit_part(
         }
         ordinal += 1;
         let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
-        let state: State = shown
-            .iter()
-            .map(|l| (l.clone(), state_value(prog, c, l)))
-            .collect();
+        let state_of = || -> State {
+            shown
+                .iter()
+                .map(|l| (l.clone(), state_value(prog, c, l)))
+                .collect()
+        };
+        let state = OnceCell::new();
         // Runs of the same shapes give the model the same primitives but rf, FW and values.
         if c.shapes != cached_shapes {
             cache.clear();
-            cached_shapes.clone_from(&c.shapes);
+            cached_shapes = c.shapes.to_vec();
         }
         let mut keep = true;
         let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
@@ -224,6 +236,7 @@ fn visit_part(
                 verdict,
                 sat,
                 state: &state,
+                state_of: &state_of,
                 ordinal,
             });
             keep
@@ -384,7 +397,7 @@ impl Judgement {
                 } else {
                     self.unsat += 1;
                 }
-                self.states.insert(b.state.clone());
+                self.states.insert(b.state().clone());
                 if b.sat && self.witness.is_none() {
                     self.witness = Some(ExecGraph::of(b.c, &b.verdict));
                 }

@@ -398,6 +398,24 @@ impl State<'_> {
             None => d,
         }
     }
+
+    /// `x` as the tracer takes it: its dependencies on earlier instructions only.
+    fn traced(&self, x: RVal) -> TVal {
+        TVal {
+            v: x.v,
+            deps: self.outer(x.deps),
+        }
+    }
+
+    /// The tags of an explicit access to `a`: `tags`, `Exp`, and `Instr` on code.
+    fn access_tags<'s>(&self, a: RVal, tags: &[&'s str]) -> Vec<&'s str> {
+        let mut tags = tags.to_vec();
+        tags.push("Exp");
+        if is_code(self.init.symbols, a.v) {
+            tags.push("Instr");
+        }
+        tags
+    }
     fn relate_from(&self, t: &mut Tracer, name: &'static str, from: Deps, to: usize) {
         for r in self.outer(from).iter() {
             t.relate(name, r, to);
@@ -426,11 +444,7 @@ impl State<'_> {
         t: &mut Tracer,
         a: RVal,
     ) -> Result<Result<(RVal, Option<usize>), usize>, Stop> {
-        let addr = TVal {
-            v: a.v,
-            deps: self.outer(a.deps),
-        };
-        Ok(match vmsa::translate(t, addr)? {
+        Ok(match vmsa::translate(t, self.traced(a))? {
             vmsa::Translation::Direct => Ok((a, None)),
             vmsa::Translation::Mapped { phys, branch } => Ok((a.map(phys), Some(branch))),
             vmsa::Translation::Fault { loc, event } => {
@@ -441,16 +455,8 @@ impl State<'_> {
     }
 
     fn load_at(&mut self, t: &mut Tracer, a: RVal, tags: &[&str]) -> Result<(usize, RVal), Stop> {
-        let mut tags = tags.to_vec();
-        tags.push("Exp");
-        if is_code(self.init.symbols, a.v) {
-            tags.push("Instr");
-        }
-        let addr = TVal {
-            v: a.v,
-            deps: self.outer(a.deps),
-        };
-        let (i, v) = t.read(addr, &tags)?;
+        let tags = self.access_tags(a, tags);
+        let (i, v) = t.read(self.traced(a), &tags)?;
         feed(t, a.src, i, Some("ADDR"));
         let via_mem = self.stored.get(&a.v).copied().unwrap_or_default();
         self.relate_from(t, "pick-addr-dep", a.pick, i);
@@ -499,20 +505,8 @@ impl State<'_> {
         inner: RVal,
         tags: &[&str],
     ) -> Result<usize, Stop> {
-        let mut tags = tags.to_vec();
-        tags.push("Exp");
-        if is_code(self.init.symbols, a.v) {
-            tags.push("Instr");
-        }
-        let addr = TVal {
-            v: a.v,
-            deps: self.outer(a.deps),
-        };
-        let val = TVal {
-            v: data.v,
-            deps: self.outer(data.deps),
-        };
-        let i = t.write(addr, val, &tags)?;
+        let tags = self.access_tags(a, tags);
+        let i = t.write(self.traced(a), self.traced(data), &tags)?;
         feed(t, a.src, i, Some("ADDR"));
         feed(t, data.src, i, Some("DATA"));
         feed(t, inner.src, i, None);
@@ -785,14 +779,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
         ("B", [Sym(l)]) => Ok(Flow::Jump(l.clone())),
         ("TLBI", [Sym(op), Reg(r)]) => {
             let p = st.reg(t, r)?;
-            let e = vmsa::tlbi(
-                t,
-                op,
-                TVal {
-                    v: p.v,
-                    deps: st.outer(p.deps),
-                },
-            )?;
+            let e = vmsa::tlbi(t, op, st.traced(p))?;
             feed(t, p.src, e, Some("ADDR"));
             next
         }

@@ -684,47 +684,8 @@ fn inter<'m>(a: Lb<'m>, b: Lb<'m>) -> Lb<'m> {
 
 /// Calls `f` on every name occurring in `e`.
 fn vars(e: &Expr, f: &mut impl FnMut(Sym)) {
-    match e {
-        Expr::EmptyRel(_) | Expr::Universe(_) | Expr::Tag(..) => {}
-        Expr::Var(_, y) => f(*y),
-        Expr::Op1(_, _, a) => vars(a, f),
-        Expr::Op(_, _, es) | Expr::ExplicitSet(_, es) => es.iter().for_each(|a| vars(a, f)),
-        Expr::App(_, a, b) | Expr::Try(_, a, b) => {
-            vars(a, f);
-            vars(b, f);
-        }
-        Expr::Bind(_, bds, body) | Expr::BindRec(_, bds, body) => {
-            bds.iter().for_each(|b| vars(&b.expr, f));
-            vars(body, f);
-        }
-        Expr::Fun(d) => vars(&d.body, f),
-        Expr::Match(_, a, cls, d) => {
-            vars(a, f);
-            cls.iter().for_each(|(_, c)| vars(c, f));
-            if let Some(d) = d {
-                vars(d, f);
-            }
-        }
-        Expr::MatchSet(_, a, em, cl) => {
-            vars(a, f);
-            vars(em, f);
-            match &**cl {
-                crate::cat::ast::SetClause::EltRem(_, _, b)
-                | crate::cat::ast::SetClause::PreEltPost(_, _, _, b) => vars(b, f),
-            }
-        }
-        Expr::If(_, c, a, b) => {
-            match &**c {
-                crate::cat::ast::Cond::Eq(x, y)
-                | crate::cat::ast::Cond::Subset(x, y)
-                | crate::cat::ast::Cond::In(x, y) => {
-                    vars(x, f);
-                    vars(y, f);
-                }
-                crate::cat::ast::Cond::Variant(_) => {}
-            }
-            vars(a, f);
-            vars(b, f);
-        }
+    if let Expr::Var(_, y) = e {
+        f(*y);
     }
+    e.for_each_child(&mut |c| vars(c, f));
 }

@@ -382,16 +382,11 @@ pub(crate) mod tests {
     use litmus::model::load_shipped;
     use litmus::outcome::{Options, explore::executions};
 
-    pub const MP: &str = "PPC MP+lwsync+addr
-{ 0:r2=x; 0:r4=y; 1:r2=x; 1:r4=y; }
- P0           | P1            ;
- li r1,1      | lwz r1,0(r4)  ;
- stw r1,0(r2) | xor r5,r1,r1  ;
- lwsync       | lwzx r3,r5,r2 ;
- li r3,1      |               ;
- stw r3,0(r4) |               ;
-exists (1:r1=1 /\\ 1:r3=0)
-";
+    /// The suite's message-passing test (PPC, lwsync and an address dependency).
+    pub const MP: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/litmus/classic/PPC/MP+lwsync+addr.litmus"
+    ));
 
     pub fn app() -> App {
         let t = litmus::litmus::parse(MP).expect("parses");
