@@ -3,7 +3,7 @@
 //! Most runs judge one small test and last a millisecond or two, so process start-up is a
 //! large share of the time. `main` is the C entry point (`no_main`), which skips std's
 //! runtime set-up: on Linux that reads `/proc/self/maps` to find the main thread's stack
-//! guard, and the work here runs on a thread of its own anyway. std still finds the
+//! guard, and the work here runs on a stack of its own anyway. std still finds the
 //! arguments, and `std::process::exit` still flushes stdout.
 // The test harness brings its own `main`.
 #![cfg_attr(not(test), no_main)]
@@ -58,35 +58,49 @@ fn run() -> i32 {
     }
 }
 
-/// Runs `work` on a new thread with a `STACK`-byte stack, which ends the process with the
-/// code `work` returns: waking this thread and tearing the big stack down would only cost
-/// time. Returns only if the thread cannot start or `work` panics.
+/// Runs `work` on a `STACK`-byte stack of its own, on this thread, and ends the process with
+/// the code it returns. Returns only if `work` panics.
 ///
-/// The new thread starts on this thread's CPU, then may move anywhere. On a busy machine,
-/// a thread queued behind another process waits for the scheduler's next tick, which is
-/// milliseconds: longer than a small test takes. This thread is about to sleep in `join`,
-/// so its CPU is the one that is free.
+/// A stack switch rather than a thread: a thread costs a clone, its own allocator heap and
+/// a wake-up of this one, a tenth of a millisecond for a run that may take one. Only when
+/// the stack cannot be mapped does `work` run on a new thread instead.
 fn on_big_stack(work: impl FnOnce() -> i32 + Send + 'static) -> std::thread::Result<i32> {
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: `cpu_set_t` is plain data; the calls only read or write the given set.
-    let allowed = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        let here = libc::sched_getcpu();
-        let ok = libc::sched_getaffinity(0, size, &mut set) == 0;
-        if ok && here >= 0 {
-            let mut one: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(here as usize, &mut one);
-            libc::sched_setaffinity(0, size, &one);
-        }
-        ok.then_some(set)
+    let page = 4096;
+    // SAFETY: a fresh anonymous mapping; pages are committed only as the stack reaches them.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            STACK + page,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK,
+            -1,
+            0,
+        )
     };
+    if base == libc::MAP_FAILED {
+        return on_thread(work);
+    }
+    // The lowest page stays unmapped, so an overflow faults (reported by `crash`) instead of
+    // running into whatever lies below.
+    // SAFETY: the page is the start of the mapping made above, which nothing uses yet.
+    unsafe { libc::mprotect(base, page, libc::PROT_NONE) };
+    litmus::crash::guard_this_thread();
+    let stack = base.cast::<u8>().wrapping_add(page);
+    // SAFETY: `stack` is page-aligned, `STACK` bytes long and never unmapped; the callback
+    // cannot unwind (panics are caught inside it).
+    let result = unsafe {
+        psm::on_stack(stack, STACK, || {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        })
+    };
+    result.map(|code| end(code))
+}
+
+/// `on_big_stack` on a new thread, for when the stack cannot be mapped.
+fn on_thread(work: impl FnOnce() -> i32 + Send + 'static) -> std::thread::Result<i32> {
     let worker = std::thread::Builder::new()
         .stack_size(STACK)
         .spawn(move || {
-            if let Some(set) = allowed {
-                // SAFETY: as above. The worker's own threads inherit the whole set again.
-                unsafe { libc::sched_setaffinity(0, size, &set) };
-            }
             litmus::crash::guard_this_thread();
             let code: i32 = work();
             end(code)
