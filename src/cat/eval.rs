@@ -27,6 +27,9 @@ pub struct Ctx<'m, 'p> {
     ident: OnceCell<Rc<Rel>>,
     unv: OnceCell<Rc<Rel>>,
     cache: Option<&'p RunCache<'m>>,
+    /// This candidate's values of the memo slots of the shared environments (see
+    /// [`RunCache`]), by index.
+    memo: RefCell<Vec<Option<Value<'m>>>>,
 }
 
 thread_local! {
@@ -54,6 +57,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             ident: OnceCell::new(),
             unv: OnceCell::new(),
             cache,
+            memo: RefCell::new(Vec::new()),
         }
     }
 
@@ -107,18 +111,53 @@ impl<'m, 'p> Ctx<'m, 'p> {
     pub fn force(&self, slot: &Slot<'m>) -> R<Value<'m>> {
         match slot {
             Slot::Val(v) => Ok(v.clone()),
+            Slot::Memo(i) => self
+                .memo_get(*i)
+                .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set")),
             Slot::Thunk(t) => {
-                if let Some(Ok(v)) = &*t.cell.borrow() {
+                if let Some(i) = t.memo {
+                    if let Some(v) = self.memo_get(i) {
+                        return Ok(v);
+                    }
+                } else if let Some(Ok(v)) = &*t.cell.borrow() {
+                    return Ok(v.clone());
+                }
+                let stable = t.key.zip(self.cache);
+                if let Some((k, c)) = stable
+                    && let Some(v) = &c.vals.borrow()[k as usize]
+                {
                     return Ok(v.clone());
                 }
                 let v = self.eval(&t.env, t.expr)?;
-                *t.cell.borrow_mut() = Some(Ok(v.clone()));
-                if let (Some(k), Some(c)) = (t.key, self.cache) {
+                match t.memo {
+                    Some(i) => self.memo_set(i, v.clone()),
+                    None => *t.cell.borrow_mut() = Some(Ok(v.clone())),
+                }
+                if let Some((k, c)) = stable {
                     c.vals.borrow_mut()[k as usize] = Some(v.clone());
                 }
                 Ok(v)
             }
         }
+    }
+
+    fn memo_get(&self, i: u32) -> Option<Value<'m>> {
+        self.memo.borrow().get(i as usize).cloned().flatten()
+    }
+
+    pub fn memo_set(&self, i: u32, v: Value<'m>) {
+        let mut memo = self.memo.borrow_mut();
+        let i = i as usize;
+        if memo.len() <= i {
+            memo.resize(i + 1, None);
+        }
+        memo[i] = Some(v);
+    }
+
+    /// Forgets the memo slots from `i` on: a new `with` branch starts, and everything
+    /// after its variable may differ.
+    pub fn memo_forget_from(&self, i: u32) {
+        self.memo.borrow_mut().truncate(i as usize);
     }
 
     /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
@@ -726,16 +765,42 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// `let` bindings: right-hand sides see `outer`, results extend `base`.
     pub fn bind_all(&self, outer: &Env<'m>, base: &Env<'m>, bds: &'m [Binding]) -> R<Env<'m>> {
+        let env = self.bind_lets(outer, base, bds, false)?;
+        Ok(env.expect("only shared bindings refuse"))
+    }
+
+    /// Top-level `let` bindings for an environment the candidates of the run cache share:
+    /// every right-hand side left to a thunk whose value goes to the candidate's memo table.
+    /// `None` for a binding that must be evaluated at once (a tuple pattern).
+    pub fn bind_shared(&self, env: &Env<'m>, bds: &'m [Binding]) -> R<Option<Env<'m>>> {
+        self.bind_lets(env, env, bds, true)
+    }
+
+    /// A fresh index in the memo tables of the run cache's candidates.
+    pub fn new_memo(&self) -> u32 {
+        let c = self.cache.expect("shared environments need a run cache");
+        let i = c.memos.get();
+        c.memos.set(i + 1);
+        i
+    }
+
+    fn bind_lets(
+        &self,
+        outer: &Env<'m>,
+        base: &Env<'m>,
+        bds: &'m [Binding],
+        shared: bool,
+    ) -> R<Option<Env<'m>>> {
         let mut env = base.clone();
         for b in bds {
             match &b.pat {
                 Pat::Var(None) => {}
                 Pat::Var(Some(x)) => {
                     let slot = match &b.expr {
-                        // Cheap forms are evaluated at once.
-                        Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_) => {
-                            Slot::Val(self.eval(outer, &b.expr)?)
-                        }
+                        // Cheap forms are evaluated at once (a name only when the value
+                        // is this candidate's alone).
+                        Expr::Fun(_) | Expr::EmptyRel(_) => Slot::Val(self.eval(outer, &b.expr)?),
+                        Expr::Var(..) if !shared => Slot::Val(self.eval(outer, &b.expr)?),
                         e => {
                             let key = self.cache.and_then(|_| {
                                 self.m
@@ -753,19 +818,21 @@ impl<'m, 'p> Ctx<'m, 'p> {
                                     env: outer.clone(),
                                     cell: RefCell::new(None),
                                     key,
+                                    memo: shared.then(|| self.new_memo()),
                                 })),
                             }
                         }
                     };
                     env = env.bind_slot(*x, slot);
                 }
+                _ if shared => return Ok(None),
                 pat => {
                     let v = self.eval(outer, &b.expr)?;
                     env = self.bind_pat(&env, b.pos, pat, v)?;
                 }
             }
         }
-        Ok(env)
+        Ok(Some(env))
     }
 
     /// `let rec`: functions become a recursive group; other bindings are computed as a

@@ -39,6 +39,15 @@ impl<'m> Kont<'m> {
 struct State<'m> {
     env: Env<'m>,
     flags: Vec<String>,
+    /// `env` is one of the run cache's shared environments (see [`super::RunCache`]).
+    shared: bool,
+}
+
+/// How a `with` binds its variable in each branch.
+enum Binder<'m> {
+    /// In the shared environment after the `with`, through the memo slot.
+    Shared(Env<'m>, u32),
+    Plain(Env<'m>, Sym),
 }
 
 pub struct Runner<'c, 'm, 'p> {
@@ -56,6 +65,7 @@ impl<'m> Runner<'_, 'm, '_> {
         let st = State {
             env: Env::default(),
             flags: Vec::new(),
+            shared: self.cx.cache().is_some(),
         };
         self.run(st, k)
     }
@@ -86,12 +96,32 @@ impl<'m> Runner<'_, 'm, '_> {
             let (frame, rest) = &*node;
             k = rest.clone();
             match frame {
-                Frame::Seq([]) => {}
-                Frame::Seq([i, more @ ..]) => {
-                    k = k.push(Frame::Seq(more));
-                    match self.exec(&mut st, i, k)? {
-                        Step::Next(k2) => k = k2,
-                        Step::Done(b) => return Ok(b),
+                Frame::Seq(body) => {
+                    let mut ins = *body;
+                    while let [i, more @ ..] = ins {
+                        // Only instructions that branch or enter other code need the rest
+                        // of the run as a frame; the others go on here, allocating nothing.
+                        let nested = matches!(
+                            i,
+                            Ins::Match(..)
+                                | Ins::Include { .. }
+                                | Ins::Call(..)
+                                | Ins::Forall(..)
+                                | Ins::WithFrom(..)
+                                | Ins::IfVariant(..)
+                        );
+                        if nested {
+                            k = k.push(Frame::Seq(more));
+                            match self.exec(&mut st, i, k)? {
+                                Step::Next(k2) => k = k2,
+                                Step::Done(b) => return Ok(b),
+                            }
+                            break;
+                        }
+                        if let Step::Done(b) = self.exec(&mut st, i, Kont::default())? {
+                            return Ok(b);
+                        }
+                        ins = more;
                     }
                 }
                 Frame::Restore(env) => st.env = env.clone(),
@@ -124,8 +154,20 @@ impl<'m> Runner<'_, 'm, '_> {
     fn exec(&mut self, st: &mut State<'m>, i: &'m Ins, k: Kont<'m>) -> R<Step<'m>> {
         let cx = self.cx;
         match i {
-            Ins::Let(_, bds) => st.env = cx.bind_all(&st.env, &st.env, bds)?,
+            Ins::Let(_, bds) => {
+                let env = st.env.clone();
+                let shared = match st.shared {
+                    true => self.shared_env(i, &env, || cx.bind_shared(&env, bds))?,
+                    false => None,
+                };
+                st.shared = shared.is_some();
+                st.env = match shared {
+                    Some(e) => e,
+                    None => cx.bind_all(&env, &env, bds)?,
+                };
+            }
             Ins::Rec(pos, bds, test) => match cx.env_rec(&st.env, *pos, bds, test.as_ref())? {
+                Some(env) if st.shared => self.share_rec(st, i, bds, env)?,
                 Some(env) => st.env = env,
                 None => {
                     let t = test.as_ref().expect("only a `when` check fails a let rec");
@@ -177,13 +219,21 @@ impl<'m> Runner<'_, 'm, '_> {
                 None => return Err(cx.err(*pos, format!("cannot find file {name}"))),
             },
             Ins::Procedure(_, name, pat, body, is_rec) => {
-                let p = Procedure {
-                    pat,
-                    body,
-                    env: st.env.clone(),
-                    rec_name: is_rec.then_some(*name),
+                let env = st.env.clone();
+                let define = || {
+                    let p = Procedure {
+                        pat,
+                        body,
+                        env: env.clone(),
+                        rec_name: is_rec.then_some(*name),
+                    };
+                    Ok(Some(env.bind(*name, Value::Proc(Rc::new(p)))))
                 };
-                st.env = st.env.bind(*name, Value::Proc(Rc::new(p)));
+                st.env = match st.shared {
+                    true => self.shared_env(i, &env, define)?,
+                    false => define()?,
+                }
+                .expect("a definition binds");
             }
             Ins::Call(pos, name, arg, _) => {
                 let Value::Proc(p) = cx.lookup(&st.env, *name, *pos)? else {
@@ -199,11 +249,17 @@ impl<'m> Runner<'_, 'm, '_> {
                     .push(Frame::Restore(st.env.clone()))
                     .push(Frame::Seq(p.body));
                 st.env = env;
+                st.shared = false;
                 return Ok(Step::Next(k));
             }
             Ins::Enum(_, name, _) => {
-                let v = cx.m.enum_value(*name);
-                st.env = st.env.bind(*name, v);
+                let env = st.env.clone();
+                let define = || Ok(Some(env.bind(*name, cx.m.enum_value(*name))));
+                st.env = match st.shared {
+                    true => self.shared_env(i, &env, define)?,
+                    false => define()?,
+                }
+                .expect("a definition binds");
             }
             Ins::Forall(pos, x, e, body) => {
                 let elems = match cx.eval(&st.env, e)? {
@@ -219,6 +275,7 @@ impl<'m> Runner<'_, 'm, '_> {
                     body,
                     env0: st.env.clone(),
                 };
+                st.shared = false;
                 return Ok(Step::Next(k.push(f)));
             }
             Ins::WithFrom(_, x, e) => {
@@ -228,13 +285,15 @@ impl<'m> Runner<'_, 'm, '_> {
                         let mut pruner = self.pruner(&st.env, *x, &k);
                         pruner.prune(&mut fs);
                         let failed = pruner.failure();
-                        return self.branches(st, *x, k, &fs, failed);
+                        let b = self.binder(st, i, *x)?;
+                        return self.branches(st, &b, k, &fs, failed);
                     }
                     Choices::Orders(classes, base) => {
                         let mut pruner = self.pruner(&st.env, *x, &k);
                         let fs = pruner.build(&classes, &base);
                         let failed = pruner.failure();
-                        return self.branches(st, *x, k, &fs, failed);
+                        let b = self.binder(st, i, *x)?;
+                        return self.branches(st, &b, k, &fs, failed);
                     }
                 };
                 let elems = match v {
@@ -243,11 +302,9 @@ impl<'m> Runner<'_, 'm, '_> {
                     Value::ValSet(s) => s,
                     _ => return Err(cx.err(e.pos(), "set expected")),
                 };
+                let b = self.binder(st, i, *x)?;
                 for v in elems.iter() {
-                    let st2 = State {
-                        env: st.env.bind(*x, v.clone()),
-                        flags: st.flags.clone(),
-                    };
+                    let st2 = self.branch(st, &b, v.clone());
                     if !self.run(st2, k.clone())? {
                         return Ok(Step::Done(false));
                     }
@@ -262,12 +319,106 @@ impl<'m> Runner<'_, 'm, '_> {
         Ok(Step::Next(k))
     }
 
+    /// The shared environment after `i` run in `env` (shared too), built by `build` for
+    /// the first candidate that gets there.
+    fn shared_env(
+        &self,
+        i: &'m Ins,
+        env: &Env<'m>,
+        build: impl FnOnce() -> R<Option<Env<'m>>>,
+    ) -> R<Option<Env<'m>>> {
+        let c = self
+            .cx
+            .cache()
+            .expect("shared environments need a run cache");
+        let at = env.0.as_ref().map_or(0, |n| Rc::as_ptr(n) as usize);
+        let key = (i as *const Ins as usize, at);
+        if let Some(e) = c.envs.borrow().get(&key) {
+            return Ok(Some(e.clone()));
+        }
+        let e = build()?;
+        if let Some(e) = &e {
+            c.envs.borrow_mut().insert(key, e.clone());
+        }
+        Ok(e)
+    }
+
+    /// Continues a `let rec` in a shared environment: functions alone are the same in every
+    /// candidate; values go to memo slots.
+    fn share_rec(&self, st: &mut State<'m>, i: &'m Ins, bds: &'m [Binding], rec: Env<'m>) -> R<()> {
+        let is_fun = |b: &Binding| matches!(b.expr, Expr::Fun(_));
+        let env = st.env.clone();
+        if bds.iter().all(is_fun) {
+            st.env = self.shared_env(i, &env, || Ok(Some(rec)))?.expect("built");
+            return Ok(());
+        }
+        if bds.iter().any(is_fun) {
+            st.shared = false;
+            st.env = rec;
+            return Ok(());
+        }
+        let names: Vec<Sym> = bds.iter().flat_map(|b| b.pat.vars()).flatten().collect();
+        let cx = self.cx;
+        let shared = self
+            .shared_env(i, &env, || {
+                let mut e = env.clone();
+                for &x in &names {
+                    e = e.bind_slot(x, Slot::Memo(cx.new_memo()));
+                }
+                Ok(Some(e))
+            })?
+            .expect("built");
+        for &x in &names {
+            if let (Some(Slot::Memo(m)), Some(slot)) = (shared.lookup(x), rec.lookup(x)) {
+                cx.memo_set(*m, cx.force(slot)?);
+            }
+        }
+        st.env = shared;
+        Ok(())
+    }
+
+    /// How the `with` at `i` binds `x` in its branches.
+    fn binder(&self, st: &State<'m>, i: &'m Ins, x: Sym) -> R<Binder<'m>> {
+        if !st.shared {
+            return Ok(Binder::Plain(st.env.clone(), x));
+        }
+        let cx = self.cx;
+        let env = &st.env;
+        let shared = self
+            .shared_env(i, env, || {
+                Ok(Some(env.bind_slot(x, Slot::Memo(cx.new_memo()))))
+            })?
+            .expect("built");
+        let Some(Slot::Memo(m)) = shared.lookup(x) else {
+            unreachable!("the shared environment of a `with` binds its variable to a memo slot")
+        };
+        let m = *m;
+        Ok(Binder::Shared(shared, m))
+    }
+
+    /// The state a branch of a `with` starts from, its variable bound to `v`.
+    fn branch(&self, st: &State<'m>, b: &Binder<'m>, v: Value<'m>) -> State<'m> {
+        let (env, shared) = match b {
+            Binder::Shared(env, m) => {
+                self.cx.memo_forget_from(*m);
+                self.cx.memo_set(*m, v);
+                (env.clone(), true)
+            }
+            Binder::Plain(env, x) => (env.bind(*x, v), false),
+        };
+        State {
+            env,
+            flags: st.flags.clone(),
+            shared,
+        }
+    }
+
     /// Runs `k` once per union of one order per factor, after reporting `failed` (why
     /// some orders were dropped).
     fn branches(
         &mut self,
         st: &State<'m>,
-        x: Sym,
+        b: &Binder<'m>,
         k: Kont<'m>,
         fs: &[Vec<Rc<Rel>>],
         failed: Option<Failure>,
@@ -280,10 +431,7 @@ impl<'m> Runner<'_, 'm, '_> {
         }
         let mut res = Ok(true);
         for_each_union(self.cx.n, fs, |r| {
-            let st2 = State {
-                env: st.env.bind(x, Value::rel(r)),
-                flags: st.flags.clone(),
-            };
+            let st2 = self.branch(st, b, Value::rel(r));
             res = self.run(st2, k.clone());
             matches!(res, Ok(true))
         });

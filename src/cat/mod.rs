@@ -201,10 +201,19 @@ pub struct RunCache<'m> {
     /// Outcomes of the stable checks and choices of the stable `with`s, by address.
     tests: std::cell::RefCell<rustc_hash::FxHashMap<usize, TestOutcome>>,
     withs: std::cell::RefCell<rustc_hash::FxHashMap<usize, native::Choices<'m>>>,
+    /// The environment after each instruction that binds the same names to the same
+    /// definitions in every candidate, by (instruction, environment before). Candidates
+    /// share these instead of building their own: what is theirs (a `with` or `let rec`
+    /// variable's value, a thunk's value) lives in their memo table.
+    envs: std::cell::RefCell<rustc_hash::FxHashMap<(usize, usize), value::Env<'m>>>,
+    /// Memo indices handed out so far.
+    memos: std::cell::Cell<u32>,
 }
 
 impl RunCache<'_> {
     pub fn clear(&self) {
+        self.envs.borrow_mut().clear();
+        self.memos.set(0);
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
         self.globals.borrow_mut().iter_mut().for_each(|v| *v = None);
         self.tests.borrow_mut().clear();
@@ -485,6 +494,8 @@ impl Model {
             globals: std::cell::RefCell::new(vec![None; self.names.len()]),
             tests: Default::default(),
             withs: Default::default(),
+            envs: Default::default(),
+            memos: Default::default(),
         }
     }
 

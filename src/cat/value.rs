@@ -49,6 +49,9 @@ pub struct EnvNode<'m> {
 pub enum Slot<'m> {
     Val(Value<'m>),
     Thunk(Rc<Thunk<'m>>),
+    /// A value each candidate (and each `with` branch) sets in its own memo table: the
+    /// variable of a `with` or of a `let rec`, in an environment candidates share.
+    Memo(u32),
 }
 
 #[derive(Debug)]
@@ -58,6 +61,9 @@ pub struct Thunk<'m> {
     pub cell: RefCell<Option<Result<Value<'m>, CatError>>>,
     /// Its slot in the run cache, for a binding that is the same in every candidate.
     pub key: Option<u32>,
+    /// In an environment candidates share, its value lives in the candidate's memo table
+    /// at this index instead of `cell`.
+    pub memo: Option<u32>,
 }
 
 impl<'m> Env<'m> {
