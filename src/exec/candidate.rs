@@ -6,7 +6,7 @@ use super::threads::ThreadRuns;
 use crate::cat::{EventInfo, NameMap, Named, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, LocId, ThreadExec, Value};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 /// One candidate, as handed to the model and to the outcome.
 pub struct Candidate<'a> {
@@ -45,6 +45,48 @@ fn needs(r: &ThreadExec) -> Needs {
     }
 }
 
+/// What every run needs and offers, for combining runs: computed once per test, shared by
+/// the parts of a judgement (a thread can have thousands of runs).
+pub struct Plan {
+    needs: Vec<Vec<Needs>>,
+    later: Vec<HashSet<Access>>,
+    init: HashSet<Access>,
+    observed: Vec<LocId>,
+}
+
+impl Plan {
+    pub fn new(p: &Program, tr: &ThreadRuns) -> Plan {
+        let nthreads = tr.runs.len();
+        let observed = p.observed_globals();
+        let needs: Vec<Vec<Needs>> = tr
+            .runs
+            .iter()
+            .map(|rs| rs.iter().map(needs).collect())
+            .collect();
+        // What the threads from t on may write, whichever runs they take.
+        let mut later: Vec<HashSet<Access>> = vec![HashSet::default(); nthreads + 1];
+        for t in (0..nthreads).rev() {
+            let mut s = later[t + 1].clone();
+            for n in &needs[t] {
+                s.extend(n.writes.iter().copied());
+            }
+            later[t] = s;
+        }
+        let init: HashSet<Access> = p
+            .init_mem
+            .iter()
+            .enumerate()
+            .map(|(l, &v)| (Value::Addr(LocId(l as u32)), v))
+            .collect();
+        Plan {
+            needs,
+            later,
+            init,
+            observed,
+        }
+    }
+}
+
 /// Call `f` on every candidate until it returns false. Returns how many were visited.
 ///
 /// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
@@ -54,6 +96,7 @@ fn needs(r: &ThreadExec) -> Needs {
 pub fn for_each(
     p: &Program,
     tr: &ThreadRuns,
+    plan: &Plan,
     prefix: &[usize],
     f: &mut dyn FnMut(&Candidate) -> bool,
 ) -> usize {
@@ -61,34 +104,13 @@ pub fn for_each(
     if tr.runs.iter().any(|r| r.is_empty()) {
         return 0;
     }
-    let observed = p.observed_globals();
-    let needs: Vec<Vec<Needs>> = tr
-        .runs
-        .iter()
-        .map(|rs| rs.iter().map(needs).collect())
-        .collect();
-    // What the threads from t on may write, whichever runs they take.
-    let mut later: Vec<HashSet<Access>> = vec![HashSet::new(); nthreads + 1];
-    for t in (0..nthreads).rev() {
-        let mut s = later[t + 1].clone();
-        for n in &needs[t] {
-            s.extend(n.writes.iter().copied());
-        }
-        later[t] = s;
-    }
-    let init: HashSet<Access> = p
-        .init_mem
-        .iter()
-        .enumerate()
-        .map(|(l, &v)| (Value::Addr(LocId(l as u32)), v))
-        .collect();
     let mut st = Search {
         p,
         tr,
-        needs: &needs,
-        later: &later,
-        init: &init,
-        observed: &observed,
+        needs: &plan.needs,
+        later: &plan.later,
+        init: &plan.init,
+        observed: &plan.observed,
         prefix,
         pick: Vec::with_capacity(nthreads),
         visited: 0,

@@ -150,6 +150,7 @@ pub(crate) fn visit(
 pub(crate) struct Prepared<'t> {
     prog: Program<'t>,
     runs: threads::ThreadRuns,
+    plan: candidate::Plan,
     shown: Vec<LocRef>,
     start: Instant,
 }
@@ -164,9 +165,11 @@ pub(crate) fn prepare<'t>(
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll)?;
+    let plan = candidate::Plan::new(&prog, &runs);
     Ok(Prepared {
         prog,
         runs,
+        plan,
         shown: shown_locations(test),
         start,
     })
@@ -183,6 +186,7 @@ fn visit_part(
     let Prepared {
         prog,
         runs,
+        plan,
         shown,
         start,
     } = pre;
@@ -199,7 +203,7 @@ fn visit_part(
     // The model's rf-independent values, kept while the runs stay the same.
     let cache = model.new_cache();
     let mut cached_shapes: Vec<u32> = Vec::new();
-    seen.candidates = candidate::for_each(prog, runs, prefix, &mut |c: &Candidate| {
+    seen.candidates = candidate::for_each(prog, runs, plan, prefix, &mut |c: &Candidate| {
         if opts.deadline.is_some_and(|d| Instant::now() > d) {
             timed_out = true;
             return false;
