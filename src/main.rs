@@ -10,23 +10,11 @@
 
 mod cli;
 
-/// Candidates and model evaluation allocate many small bit matrices: a fast allocator pays.
+/// The C library's allocator for short runs, mimalloc once a test is big (see `alloc`).
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: litmus::alloc::Hybrid = litmus::alloc::Hybrid;
 
 use litmus::WORKER_STACK as STACK;
-
-// mimalloc reserves its first arena at the first allocation, 1 GiB by default, and the
-// arena's bitmaps alone are tens of pages to fault in: more than a small run allocates.
-// Runs that need more get more arenas as they grow.
-unsafe extern "C" {
-    fn mi_option_set(option: libc::c_int, value: libc::c_long);
-    #[cfg(test)]
-    fn mi_option_get(option: libc::c_int) -> libc::c_long;
-}
-/// `mi_option_arena_reserve` in mimalloc's option enum (v3).
-const MI_OPTION_ARENA_RESERVE: libc::c_int = 23;
-const ARENA_RESERVE_KIB: libc::c_long = 64 * 1024;
 
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
@@ -40,8 +28,6 @@ fn main() {
 }
 
 fn run() -> i32 {
-    // SAFETY: sets a plain option, before the first allocation reads it.
-    unsafe { mi_option_set(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB) };
     // Behave like other Unix tools when the reader goes away (`litmus check ... | head`):
     // end quietly instead of failing on the broken pipe.
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
@@ -120,19 +106,4 @@ fn end(code: i32) -> ! {
     let _ = std::io::stderr().flush();
     // SAFETY: _exit ends the process; everything worth keeping is written out above.
     unsafe { libc::_exit(code) }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The option number is mimalloc's: an upgrade that renumbers options must fail here.
-    #[test]
-    fn arena_reserve_is_the_option_set() {
-        // SAFETY: reads a plain option.
-        let default = unsafe { mi_option_get(MI_OPTION_ARENA_RESERVE) };
-        if std::env::var_os("MIMALLOC_ARENA_RESERVE").is_none() {
-            assert_eq!(default, 1 << 20, "1 GiB in KiB");
-        }
-    }
 }

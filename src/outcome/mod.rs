@@ -220,6 +220,9 @@ fn visit_part(
             return true;
         }
         ordinal += 1;
+        if ordinal == BIG_TEST {
+            crate::alloc::go_big();
+        }
         let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
         let state_of = || -> State {
             shown
@@ -341,6 +344,10 @@ fn combinations(runs: &[Vec<crate::sem::ThreadExec>]) -> usize {
         .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
         .unwrap_or(usize::MAX)
 }
+
+/// Candidates after which a test counts as big: from then on blocks come from the
+/// allocator made for churn (see [`crate::alloc`]).
+const BIG_TEST: usize = 256;
 
 /// Fewer combinations of runs than this are judged in one piece.
 const PARALLEL_MIN: usize = 64;
