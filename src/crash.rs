@@ -33,10 +33,25 @@ pub fn guard_this_thread() {
             libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut());
         }
     });
-    // The stack lives as long as the thread may take a signal: for ever.
-    let stack: &'static mut [u8] = Box::leak(vec![0u8; ALT_STACK].into_boxed_slice());
+    // The stack lives as long as the thread may take a signal: for ever. Mapped rather than
+    // allocated: its pages are only touched if a signal comes (zeroing 64 KiB was 7% of a
+    // short run's instructions).
+    // SAFETY: a fresh private anonymous mapping, never unmapped.
+    let stack = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            ALT_STACK,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if stack == libc::MAP_FAILED {
+        return;
+    }
     let ss = libc::stack_t {
-        ss_sp: stack.as_mut_ptr().cast(),
+        ss_sp: stack,
         ss_flags: 0,
         ss_size: ALT_STACK,
     };
