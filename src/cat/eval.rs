@@ -57,7 +57,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             ident: OnceCell::new(),
             unv: OnceCell::new(),
             cache,
-            memo: RefCell::new(Vec::new()),
+            // As many slots as the candidates before handed out: one allocation.
+            memo: RefCell::new(Vec::with_capacity(
+                cache.map_or(0, |c| c.memos.get() as usize),
+            )),
         }
     }
 
@@ -115,12 +118,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 .memo_get(*i)
                 .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set")),
             Slot::Thunk(t) => {
-                if let Some(i) = t.memo {
-                    if let Some(v) = self.memo_get(i) {
-                        return Ok(v);
-                    }
-                } else if let Some(Ok(v)) = &*t.cell.borrow() {
-                    return Ok(v.clone());
+                let held = match &t.value {
+                    Held::Own(cell) => cell.borrow().clone(),
+                    Held::Memo(i) => self.memo_get(*i),
+                };
+                if let Some(v) = held {
+                    return Ok(v);
                 }
                 let stable = t.key.zip(self.cache);
                 if let Some((k, c)) = stable
@@ -129,9 +132,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     return Ok(v.clone());
                 }
                 let v = self.eval(&t.env, t.expr)?;
-                match t.memo {
-                    Some(i) => self.memo_set(i, v.clone()),
-                    None => *t.cell.borrow_mut() = Some(Ok(v.clone())),
+                match &t.value {
+                    Held::Own(cell) => *cell.borrow_mut() = Some(v.clone()),
+                    Held::Memo(i) => self.memo_set(*i, v.clone()),
                 }
                 if let Some((k, c)) = stable {
                     c.vals.borrow_mut()[k as usize] = Some(v.clone());
@@ -816,9 +819,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
                                 None => Slot::Thunk(Rc::new(Thunk {
                                     expr: e,
                                     env: outer.clone(),
-                                    cell: RefCell::new(None),
+                                    value: match shared {
+                                        true => Held::Memo(self.new_memo()),
+                                        false => Held::Own(RefCell::new(None)),
+                                    },
                                     key,
-                                    memo: shared.then(|| self.new_memo()),
                                 })),
                             }
                         }

@@ -219,21 +219,15 @@ impl<'m> Runner<'_, 'm, '_> {
                 None => return Err(cx.err(*pos, format!("cannot find file {name}"))),
             },
             Ins::Procedure(_, name, pat, body, is_rec) => {
-                let env = st.env.clone();
-                let define = || {
+                st.env = self.define(st, i, |env| {
                     let p = Procedure {
                         pat,
                         body,
                         env: env.clone(),
                         rec_name: is_rec.then_some(*name),
                     };
-                    Ok(Some(env.bind(*name, Value::Proc(Rc::new(p)))))
-                };
-                st.env = match st.shared {
-                    true => self.shared_env(i, &env, define)?,
-                    false => define()?,
-                }
-                .expect("a definition binds");
+                    env.bind(*name, Value::Proc(Rc::new(p)))
+                })?;
             }
             Ins::Call(pos, name, arg, _) => {
                 let Value::Proc(p) = cx.lookup(&st.env, *name, *pos)? else {
@@ -253,13 +247,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Next(k));
             }
             Ins::Enum(_, name, _) => {
-                let env = st.env.clone();
-                let define = || Ok(Some(env.bind(*name, cx.m.enum_value(*name))));
-                st.env = match st.shared {
-                    true => self.shared_env(i, &env, define)?,
-                    false => define()?,
-                }
-                .expect("a definition binds");
+                st.env = self.define(st, i, |env| env.bind(*name, cx.m.enum_value(*name)))?;
             }
             Ins::Forall(pos, x, e, body) => {
                 let elems = match cx.eval(&st.env, e)? {
@@ -343,15 +331,30 @@ impl<'m> Runner<'_, 'm, '_> {
         Ok(e)
     }
 
+    /// The environment after a definition that binds the same value in every candidate:
+    /// built by `bind` from the current one, or the shared one when that is shared.
+    fn define(
+        &self,
+        st: &State<'m>,
+        i: &'m Ins,
+        bind: impl FnOnce(&Env<'m>) -> Env<'m>,
+    ) -> R<Env<'m>> {
+        if !st.shared {
+            return Ok(bind(&st.env));
+        }
+        let e = self.shared_env(i, &st.env, || Ok(Some(bind(&st.env))))?;
+        Ok(e.expect("a definition always binds"))
+    }
+
     /// Continues a `let rec` in a shared environment: functions alone are the same in every
     /// candidate; values go to memo slots.
     fn share_rec(&self, st: &mut State<'m>, i: &'m Ins, bds: &'m [Binding], rec: Env<'m>) -> R<()> {
         let is_fun = |b: &Binding| matches!(b.expr, Expr::Fun(_));
-        let env = st.env.clone();
         if bds.iter().all(is_fun) {
-            st.env = self.shared_env(i, &env, || Ok(Some(rec)))?.expect("built");
+            st.env = self.define(st, i, |_| rec)?;
             return Ok(());
         }
+        let env = st.env.clone();
         if bds.iter().any(is_fun) {
             st.shared = false;
             st.env = rec;

@@ -4,7 +4,6 @@
 //! passing them around never copies. `Empty` and `Unv` stay symbolic until an operator
 //! needs their type, as in herd.
 
-use super::CatError;
 use super::ast::{Expr, FunDef, Ins, Pat, Sym};
 use super::builtins::Builtin;
 use crate::rel::{Rel, Set};
@@ -58,12 +57,19 @@ pub enum Slot<'m> {
 pub struct Thunk<'m> {
     pub expr: &'m Expr,
     pub env: Env<'m>,
-    pub cell: RefCell<Option<Result<Value<'m>, CatError>>>,
+    pub value: Held<'m>,
     /// Its slot in the run cache, for a binding that is the same in every candidate.
     pub key: Option<u32>,
-    /// In an environment candidates share, its value lives in the candidate's memo table
-    /// at this index instead of `cell`.
-    pub memo: Option<u32>,
+}
+
+/// Where a thunk keeps its value once forced.
+#[derive(Debug)]
+pub enum Held<'m> {
+    /// In the thunk: it belongs to one candidate's environment.
+    Own(RefCell<Option<Value<'m>>>),
+    /// In each candidate's memo table, at this index: the thunk is in an environment
+    /// candidates share.
+    Memo(u32),
 }
 
 impl<'m> Env<'m> {
