@@ -500,12 +500,13 @@ impl<'m> Runner<'_, 'm, '_> {
         let cx = self.cx;
         let id = cx.m.names.get("id").filter(|s| !cx.m.bound[s.0 as usize]);
         let mut scan = Scan::new(
-            cx,
+            cx.m,
             Roots {
-                co: x,
+                co: Some(x),
                 rf,
-                po_loc,
+                po_loc: Some(po_loc),
                 id,
+                po_and_loc: None,
             },
         );
         let mut cur = k.0.clone();

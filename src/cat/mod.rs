@@ -183,6 +183,8 @@ pub struct Model {
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
+    /// See [`prune::rejects_po_rf_cycles`].
+    po_rf_guard: bool,
 }
 
 /// Whether a check holds, and the cycle that breaks it.
@@ -282,6 +284,7 @@ impl Model {
             stable_tests: Default::default(),
             stable_withs: Default::default(),
             varying: Vec::new(),
+            po_rf_guard: false,
         };
         let dirs = &opts.include_dirs;
         let main_dir = main.dir();
@@ -429,6 +432,13 @@ impl Model {
         self.varying = (0..self.names.len())
             .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
             .collect();
+        self.po_rf_guard = prune::rejects_po_rf_cycles(self);
+    }
+
+    /// Whether the model rejects every candidate in which a read takes its value from a
+    /// write after it in program order (see [`prune::rejects_po_rf_cycles`]).
+    pub fn rejects_po_rf_cycles(&self) -> bool {
+        self.po_rf_guard
     }
 
     /// Whether a variant condition holds for this model's variants.

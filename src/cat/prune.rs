@@ -12,7 +12,6 @@
 pub mod bound;
 
 use super::ast::{Expr, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
-use super::eval::Ctx;
 use super::{CheckKind, Failure};
 use crate::rel::{Rel, Set};
 use bound::Bounds;
@@ -171,20 +170,60 @@ const ALL: u8 = PO_LOC | RF | CO | FR;
 
 /// The names the analysis starts from.
 pub struct Roots {
-    /// The `with` variable.
-    pub co: Sym,
+    /// The `with` variable (none when reading a whole model, see [`rejects_po_rf_cycles`]).
+    pub co: Option<Sym>,
     pub rf: Sym,
-    pub po_loc: Sym,
+    /// `po-loc` at a `with` (none when reading a whole model: the library binds it).
+    pub po_loc: Option<Sym>,
     /// `id`, when the model never rebinds it.
     pub id: Option<Sym>,
+    /// The primitives `po` and `loc`, whose intersection is `po-loc`, when reading a whole
+    /// model (the standard library defines `po-loc` that way).
+    pub po_and_loc: Option<(Sym, Sym)>,
 }
 
 /// Reading the instructions that follow a `with`.
-pub struct Scan<'a, 'm, 'p> {
-    cx: &'a Ctx<'m, 'p>,
+pub struct Scan<'a, 'm> {
+    m: &'m super::Model,
     roots: Roots,
     /// Names rebound since the `with`, with what their value contains.
     cov: HashMap<Sym, u8>,
+    /// What a check's relation must contain to be the guard.
+    need: u8,
+    _a: std::marker::PhantomData<&'a ()>,
+}
+
+/// Whether every candidate whose `rf` has a read take its value from a write that follows
+/// it in program order (same location) fails a check of `m`: the model runs, whatever the
+/// branch, an `acyclic` check whose relation contains the primitives `rf` and `po & loc`
+/// (SC per location; herd's `uniproc`). Then the enumerator need not offer such `rf` edges,
+/// as herd's `-optace` does — but read from the model, never assumed.
+pub fn rejects_po_rf_cycles(m: &super::Model) -> bool {
+    let names = &m.names;
+    let (Some(rf), Some(po), Some(loc)) = (names.get("rf"), names.get("po"), names.get("loc"))
+    else {
+        return false;
+    };
+    let id = names.get("id").filter(|&s| !m.bound[s.0 as usize]);
+    let mut scan = Scan::new(
+        m,
+        Roots {
+            co: None,
+            rf,
+            po_loc: None,
+            id,
+            po_and_loc: Some((po, loc)),
+        },
+    );
+    scan.need = PO_LOC | RF;
+    for &f in &m.order {
+        match scan.scan(&m.files[f].prog.body) {
+            Found::Guard(_) => return true,
+            Found::GiveUp => return false,
+            Found::More => {}
+        }
+    }
+    false
 }
 
 /// How reading one sequence of instructions ended.
@@ -197,12 +236,14 @@ pub enum Found<'m> {
     More,
 }
 
-impl<'a, 'm, 'p> Scan<'a, 'm, 'p> {
-    pub fn new(cx: &'a Ctx<'m, 'p>, roots: Roots) -> Self {
+impl<'a, 'm> Scan<'a, 'm> {
+    pub fn new(m: &'m super::Model, roots: Roots) -> Self {
         Scan {
-            cx,
+            m,
             roots,
             cov: HashMap::new(),
+            need: ALL,
+            _a: std::marker::PhantomData,
         }
     }
 
@@ -211,12 +252,22 @@ impl<'a, 'm, 'p> Scan<'a, 'm, 'p> {
         match e {
             Expr::Var(_, y) => match self.cov.get(y) {
                 Some(&m) => m,
-                None if *y == r.co => CO,
+                None if Some(*y) == r.co => CO,
                 None if *y == r.rf => RF,
-                None if *y == r.po_loc => PO_LOC,
+                None if Some(*y) == r.po_loc => PO_LOC,
                 None => 0,
             },
             Expr::Op(_, Op2::Union, es) => es.iter().fold(0, |m, a| m | self.mask(a)),
+            Expr::Op(_, Op2::Inter, es) => match (&es[..], r.po_and_loc) {
+                ([Expr::Var(_, a), Expr::Var(_, b)], Some((po, loc)))
+                    if !self.cov.contains_key(a)
+                        && !self.cov.contains_key(b)
+                        && ((*a, *b) == (po, loc) || (*a, *b) == (loc, po)) =>
+                {
+                    PO_LOC
+                }
+                _ => 0,
+            },
             Expr::Op1(_, Op1::Plus | Op1::Star | Op1::Opt, a) => self.mask(a),
             // All four are irreflexive: removing `id` keeps them.
             Expr::Op(_, Op2::Diff, es) => match &es[1] {
@@ -264,18 +315,20 @@ impl<'a, 'm, 'p> Scan<'a, 'm, 'p> {
                     self.cov.insert(*y, 0);
                 }
                 Ins::Test(t, TestType::Check)
-                    if t.kind == TestKind::Acyclic && !t.negated && self.mask(&t.expr) == ALL =>
+                    if t.kind == TestKind::Acyclic
+                        && !t.negated
+                        && self.mask(&t.expr) & self.need == self.need =>
                 {
                     return Found::Guard(t);
                 }
                 Ins::Include { file: Some(f), .. } => {
-                    match self.scan(&self.cx.m.files[*f].prog.body) {
+                    match self.scan(&self.m.files[*f].prog.body) {
                         Found::More => {}
                         found => return found,
                     }
                 }
                 Ins::IfVariant(_, c, yes, no) => {
-                    let b = if self.cx.variant(c) { yes } else { no };
+                    let b = if self.m.variant_holds(c) { yes } else { no };
                     match self.scan(b) {
                         Found::More => {}
                         found => return found,

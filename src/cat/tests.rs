@@ -480,3 +480,25 @@ fn stored_trees_of_the_shipped_files_are_the_parsed_ones() {
     }
     assert!(seen >= 10, "only {seen} shipped cat/bell files");
 }
+
+#[test]
+fn a_po_rf_cycle_guard_is_read_from_the_model() {
+    let guarded = |src: &str| model(src, &[]).rejects_po_rf_cycles();
+    // SC per location, with `po-loc` and `com` bound as the libraries do.
+    assert!(guarded(
+        "let po-loc = po & loc\nlet com = rf | co | fr\nacyclic po-loc | com as sc"
+    ));
+    // A superset of the primitive `rf` still contains it.
+    assert!(guarded(
+        "let po-loc = loc & po\nlet rf = rf | (co \\ co)\nacyclic (po-loc | rf)+ \\ id"
+    ));
+    // `rf` narrowed, a flag, a negated check, `po-loc` never bound to `po & loc`: no guard.
+    assert!(!guarded(
+        "let po-loc = po & loc\nlet rf = rf & ext\nacyclic po-loc | rf"
+    ));
+    assert!(!guarded(
+        "let po-loc = po & loc\nflag ~acyclic po-loc | rf as f"
+    ));
+    assert!(!guarded("let po-loc = po & loc\n~acyclic po-loc | rf"));
+    assert!(!guarded("let po-loc = po\nacyclic po-loc | rf"));
+}

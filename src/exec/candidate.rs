@@ -52,10 +52,14 @@ pub struct Plan {
     later: Vec<HashSet<Access>>,
     init: HashSet<Access>,
     observed: Vec<LocId>,
+    /// Whether a read may take its value from a write after it in program order: not when
+    /// the model rejects every such candidate (see `Model::rejects_po_rf_cycles`).
+    po_later_rf: bool,
 }
 
 impl Plan {
-    pub fn new(p: &Program, tr: &ThreadRuns) -> Plan {
+    /// `po_later_rf`: whether to offer a read the writes that follow it in program order.
+    pub fn new(p: &Program, tr: &ThreadRuns, po_later_rf: bool) -> Plan {
         let nthreads = tr.runs.len();
         let observed = p.observed_globals();
         let needs: Vec<Vec<Needs>> = tr
@@ -83,6 +87,7 @@ impl Plan {
             later,
             init,
             observed,
+            po_later_rf,
         }
     }
 }
@@ -92,12 +97,14 @@ impl Plan {
 /// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
 /// value that neither the initial state, the runs chosen so far, nor any run of the threads
 /// still to choose can write.
-/// Only the combinations whose first threads take the runs listed in `prefix` are visited.
+/// Only the combinations whose first threads take the runs listed in `prefix` are visited,
+/// and only those whose runs so far (`admit` sees the runs of threads 0..=t) it admits.
 pub fn for_each(
     p: &Program,
     tr: &ThreadRuns,
     plan: &Plan,
     prefix: &[usize],
+    admit: &dyn Fn(&[usize]) -> bool,
     f: &mut dyn FnMut(&Candidate) -> bool,
 ) -> usize {
     let nthreads = tr.runs.len();
@@ -111,7 +118,9 @@ pub fn for_each(
         later: &plan.later,
         init: &plan.init,
         observed: &plan.observed,
+        po_later_rf: plan.po_later_rf,
         prefix,
+        admit,
         pick: Vec::with_capacity(nthreads),
         visited: 0,
         layout: None,
@@ -127,7 +136,9 @@ struct Search<'a> {
     later: &'a [HashSet<Access>],
     init: &'a HashSet<Access>,
     observed: &'a [LocId],
+    po_later_rf: bool,
     prefix: &'a [usize],
+    admit: &'a dyn Fn(&[usize]) -> bool,
     pick: Vec<usize>,
     visited: usize,
     /// The layout of the last combination.
@@ -166,6 +177,7 @@ impl Search<'_> {
                 &runs,
                 &shapes,
                 self.observed,
+                self.po_later_rf,
                 f,
                 &mut self.visited,
                 &mut self.layout,
@@ -184,6 +196,10 @@ impl Search<'_> {
                 continue;
             }
             self.pick.push(k);
+            if !(self.admit)(&self.pick) {
+                self.pick.pop();
+                continue;
+            }
             let go_on = self.dfs(t + 1, f);
             self.pick.pop();
             if !go_on {
@@ -258,6 +274,7 @@ fn combo(
     runs: &[&ThreadExec],
     shapes: &[u32],
     observed: &[LocId],
+    po_later_rf: bool,
     f: &mut dyn FnMut(&Candidate) -> bool,
     visited: &mut usize,
     memo: &mut Option<Layout>,
@@ -279,6 +296,7 @@ fn combo(
     let n = events.len();
 
     // rf sources of each read: writes to the same location with the value it read.
+    let po = base.1.get("po").filter(|_| !po_later_rf);
     let mut reads: Vec<(usize, Vec<usize>)> = Vec::new();
     for (i, e) in events.iter().enumerate() {
         if e.kind != Kind::Read {
@@ -289,6 +307,7 @@ fn combo(
             .enumerate()
             .filter(|(_, w)| w.kind == Kind::Write && w.loc == e.loc && w.val == e.val)
             .map(|(j, _)| j)
+            .filter(|&j| po.is_none_or(|po| !po.contains(i, j)))
             .collect();
         if srcs.is_empty() {
             return true;

@@ -25,6 +25,45 @@ pub fn eval(p: &Prop, look: &dyn Fn(&LocRef) -> Value, symbols: &Symbols) -> boo
     }
 }
 
+/// Truth of `p` when `look` knows only some locations (`None` for the others): `Some` when
+/// the known ones decide it (Kleene's three-valued logic), so a partial candidate that
+/// already fails the test's `filter` can be dropped before its other choices are made.
+pub fn eval_partial(
+    p: &Prop,
+    look: &dyn Fn(&LocRef) -> Option<Value>,
+    symbols: &Symbols,
+) -> Option<bool> {
+    let both = |a: &Prop, b: &Prop| {
+        (
+            eval_partial(a, look, symbols),
+            eval_partial(b, look, symbols),
+        )
+    };
+    match p {
+        Prop::True => Some(true),
+        Prop::False => Some(false),
+        Prop::Eq(l, v) => Some(Some(look(l)?) == lit(v, symbols)),
+        Prop::Ne(l, v) => Some(Some(look(l)?) != lit(v, symbols)),
+        Prop::EqLoc(a, b) => Some(look(a)? == look(b)?),
+        Prop::Not(a) => eval_partial(a, look, symbols).map(|x| !x),
+        Prop::And(a, b) => match both(a, b) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Prop::Or(a, b) => match both(a, b) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Prop::Implies(a, b) => match both(a, b) {
+            (Some(false), _) | (_, Some(true)) => Some(true),
+            (Some(true), Some(false)) => Some(false),
+            _ => None,
+        },
+    }
+}
+
 /// A location as herd prints it in states and conditions: `0:r1`, `[x]`, and an array
 /// cell bare: `x[1]`.
 pub fn show_loc(l: &LocRef) -> String {
@@ -68,4 +107,50 @@ fn show_prop(p: &Prop, ctx: u8) -> String {
         Prop::Implies(a, b) => (format!("{} => {}", show_prop(a, 1), show_prop(b, 1)), 0),
     };
     if lvl < ctx { format!("({s})") } else { s }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::litmus::ast::{LocRef, Prop, ValueLit};
+
+    fn reg(p: u32, v: i64) -> Prop {
+        Prop::Eq(
+            LocRef::Reg {
+                proc: p,
+                reg: "r0".into(),
+            },
+            ValueLit::Int(v),
+        )
+    }
+
+    #[test]
+    fn partial_truth_is_decided_only_by_known_locations() {
+        // Thread 0's r0 is 1; thread 1's is unknown.
+        let look = |l: &LocRef| match l {
+            LocRef::Reg { proc: 0, .. } => Some(Value::Int(1)),
+            _ => None,
+        };
+        let s = Symbols::default();
+        let and = |a, b| Prop::And(Box::new(a), Box::new(b));
+        let or = |a, b| Prop::Or(Box::new(a), Box::new(b));
+        let imp = |a, b| Prop::Implies(Box::new(a), Box::new(b));
+        assert_eq!(
+            eval_partial(&and(reg(0, 0), reg(1, 0)), &look, &s),
+            Some(false)
+        );
+        assert_eq!(eval_partial(&and(reg(0, 1), reg(1, 0)), &look, &s), None);
+        assert_eq!(
+            eval_partial(&or(reg(1, 0), reg(0, 1)), &look, &s),
+            Some(true)
+        );
+        assert_eq!(eval_partial(&or(reg(1, 0), reg(0, 0)), &look, &s), None);
+        assert_eq!(
+            eval_partial(&imp(reg(0, 0), reg(1, 0)), &look, &s),
+            Some(true)
+        );
+        assert_eq!(eval_partial(&imp(reg(0, 1), reg(1, 0)), &look, &s), None);
+        let not = Prop::Not(Box::new(reg(0, 1)));
+        assert_eq!(eval_partial(&not, &look, &s), Some(false));
+    }
 }

@@ -134,7 +134,7 @@ pub(crate) struct Visited {
 
 /// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
 /// it returns false. Candidates cut by the loop bound and those the `filter` excludes are not
-/// judged, as in herd.
+/// judged, as in herd. Every `rf` is offered, even those the model is known to reject.
 pub(crate) fn visit(
     test: &Test,
     model: &Model,
@@ -142,7 +142,7 @@ pub(crate) fn visit(
     opts: &Options,
     f: &mut dyn FnMut(Branch) -> bool,
 ) -> Result<Visited, EngineError> {
-    let p = prepare(test, model, macros, opts)?;
+    let p = prepare(test, model, macros, opts, true)?;
     visit_part(&p, model, opts, &[], f)
 }
 
@@ -155,17 +155,20 @@ pub(crate) struct Prepared<'t> {
     start: Instant,
 }
 
+/// `every_rf`: offer every `rf` edge, even those the model is known to reject (for the
+/// explorer, which shows every candidate).
 pub(crate) fn prepare<'t>(
     test: &'t Test,
     model: &Model,
     macros: Option<&'t Macros>,
     opts: &Options,
+    every_rf: bool,
 ) -> Result<Prepared<'t>, EngineError> {
     let start = Instant::now();
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll)?;
-    let plan = candidate::Plan::new(&prog, &runs);
+    let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     Ok(Prepared {
         prog,
         runs,
@@ -203,57 +206,75 @@ fn visit_part(
     // The model's rf-independent values, kept while the runs stay the same.
     let cache = model.new_cache();
     let mut cached_shapes: Vec<u32> = Vec::new();
-    seen.candidates = candidate::for_each(prog, runs, plan, prefix, &mut |c: &Candidate| {
-        if opts.deadline.is_some_and(|d| Instant::now() > d) {
-            timed_out = true;
-            return false;
-        }
-        seen.events = seen.events.max(c.prims.n);
-        if c.runs.iter().any(|r| r.cut) {
-            seen.cut += 1;
+    // A filter that the registers of the runs chosen so far already falsify drops the
+    // combination before its other threads, rf and final writes are enumerated. Not when
+    // some run is cut by the unrolling bound: such candidates count for `Loop` first.
+    let admit = |picks: &[usize]| -> bool {
+        let Some(flt) = test.filter.as_ref().filter(|_| !runs.cut) else {
             return true;
-        }
-        let look = |l: &LocRef| lookup(prog, c, l);
-        if let Some(flt) = &test.filter
-            && !cond::eval(flt, &look, &prog.symbols)
-        {
-            return true;
-        }
-        ordinal += 1;
-        if ordinal == BIG_TEST {
-            crate::alloc::go_big();
-        }
-        let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
-        let state_of = || -> State {
-            shown
-                .iter()
-                .map(|l| (l.clone(), state_value(prog, c, l)))
-                .collect()
         };
-        let state = OnceCell::new();
-        // Runs of the same shapes give the model the same primitives but rf, FW and values.
-        if c.shapes != cached_shapes {
-            cache.clear();
-            cached_shapes = c.shapes.to_vec();
-        }
-        let mut keep = true;
-        let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
-            keep = f(Branch {
-                c,
-                verdict,
-                sat,
-                state: &state,
-                state_of: &state_of,
-                ordinal,
+        let look = |l: &LocRef| -> Option<Value> {
+            let LocRef::Reg { proc, reg } = l else {
+                return None;
+            };
+            let t = test.threads.iter().position(|t| t.proc() == *proc)?;
+            let &k = picks.get(t)?;
+            Some(reg_value(prog, &runs.runs[t][k], t, reg))
+        };
+        cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
+    };
+    seen.candidates =
+        candidate::for_each(prog, runs, plan, prefix, &admit, &mut |c: &Candidate| {
+            if opts.deadline.is_some_and(|d| Instant::now() > d) {
+                timed_out = true;
+                return false;
+            }
+            seen.events = seen.events.max(c.prims.n);
+            if c.runs.iter().any(|r| r.cut) {
+                seen.cut += 1;
+                return true;
+            }
+            let look = |l: &LocRef| lookup(prog, c, l);
+            if let Some(flt) = &test.filter
+                && !cond::eval(flt, &look, &prog.symbols)
+            {
+                return true;
+            }
+            ordinal += 1;
+            if ordinal == BIG_TEST {
+                crate::alloc::go_big();
+            }
+            let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
+            let state_of = || -> State {
+                shown
+                    .iter()
+                    .map(|l| (l.clone(), state_value(prog, c, l)))
+                    .collect()
+            };
+            let state = OnceCell::new();
+            // Runs of the same shapes give the model the same primitives but rf, FW and values.
+            if c.shapes != cached_shapes {
+                cache.clear();
+                cached_shapes = c.shapes.to_vec();
+            }
+            let mut keep = true;
+            let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
+                keep = f(Branch {
+                    c,
+                    verdict,
+                    sat,
+                    state: &state,
+                    state_of: &state_of,
+                    ordinal,
+                });
+                keep
             });
+            if let Err(e) = res {
+                err = Some(e);
+                return false;
+            }
             keep
         });
-        if let Err(e) = res {
-            err = Some(e);
-            return false;
-        }
-        keep
-    });
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
@@ -277,7 +298,7 @@ pub fn judge(
     macros: Option<&Macros>,
     opts: &Options,
 ) -> Result<Judgement, EngineError> {
-    let pre = prepare(test, model, macros, opts)?;
+    let pre = prepare(test, model, macros, opts, false)?;
     // Asking rayon how many workers it has starts its pool: only a big test does.
     let parts = if combinations(&pre.runs.runs) < PARALLEL_MIN {
         vec![Vec::new()]
@@ -454,12 +475,7 @@ pub(crate) fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
             let Some(t) = p.test.threads.iter().position(|t| t.proc() == *proc) else {
                 return Value::ZERO;
             };
-            c.runs[t]
-                .regs
-                .get(reg)
-                .or_else(|| p.thread_regs[t].get(reg))
-                .copied()
-                .unwrap_or(Value::ZERO)
+            reg_value(p, c.runs[t], t, reg)
         }
         LocRef::Global(g) if g.starts_with("fault(") => {
             Value::Int(fault_at(p, c, g).is_some() as i64)
@@ -475,6 +491,16 @@ pub(crate) fn lookup(p: &Program, c: &Candidate, l: &LocRef) -> Value {
                 .unwrap_or(p.init_mem[id.0 as usize])
         }
     }
+}
+
+/// A register's final value in `run` of thread `t`: its initial value when the run never
+/// writes it.
+fn reg_value(p: &Program, run: &crate::sem::ThreadExec, t: usize, reg: &str) -> Value {
+    run.regs
+        .get(reg)
+        .or_else(|| p.thread_regs[t].get(reg))
+        .copied()
+        .unwrap_or(Value::ZERO)
 }
 
 /// The virtual location a fault atom's thread faulted on at its label, if it did and
