@@ -172,16 +172,7 @@ impl Search<'_> {
                 .enumerate()
                 .map(|(u, &k)| self.tr.shapes[u][k])
                 .collect();
-            return combo(
-                self.p,
-                &runs,
-                &shapes,
-                self.observed,
-                self.po_later_rf,
-                f,
-                &mut self.visited,
-                &mut self.layout,
-            );
+            return self.combo(&runs, &shapes, f);
         }
         let ks = match self.prefix.get(t) {
             Some(&k) => k..k + 1,
@@ -268,113 +259,120 @@ impl Layout {
     }
 }
 
-/// All candidates of one combination of runs; false when `f` asked to stop.
-fn combo(
-    p: &Program,
-    runs: &[&ThreadExec],
-    shapes: &[u32],
-    observed: &[LocId],
-    po_later_rf: bool,
-    f: &mut dyn FnMut(&Candidate) -> bool,
-    visited: &mut usize,
-    memo: &mut Option<Layout>,
-) -> bool {
-    let nloc = p.symbols.len();
-    let layout = match memo {
-        Some(l) if l.shapes == shapes => {
-            l.set_values(runs);
-            l
-        }
-        _ => memo.insert(Layout::of(p, runs, shapes)),
-    };
-    let Layout {
-        events,
-        offsets,
-        base,
-        shapes,
-    } = &*layout;
-    let n = events.len();
+impl Search<'_> {
+    /// All candidates of one combination of runs; false when `f` asked to stop.
+    fn combo(
+        &mut self,
+        runs: &[&ThreadExec],
+        shapes: &[u32],
+        f: &mut dyn FnMut(&Candidate) -> bool,
+    ) -> bool {
+        let Search {
+            p,
+            observed,
+            po_later_rf,
+            visited,
+            layout: memo,
+            ..
+        } = self;
+        let (p, observed, po_later_rf) = (*p, *observed, *po_later_rf);
+        let nloc = p.symbols.len();
+        let layout = match memo {
+            Some(l) if l.shapes == shapes => {
+                l.set_values(runs);
+                l
+            }
+            _ => memo.insert(Layout::of(p, runs, shapes)),
+        };
+        let Layout {
+            events,
+            offsets,
+            base,
+            shapes,
+        } = &*layout;
+        let n = events.len();
 
-    // rf sources of each read: writes to the same location with the value it read.
-    let po = base.1.get("po").filter(|_| !po_later_rf);
-    let mut reads: Vec<(usize, Vec<usize>)> = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        if e.kind != Kind::Read {
-            continue;
-        }
-        let srcs: Vec<usize> = events
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.kind == Kind::Write && w.loc == e.loc && w.val == e.val)
-            .map(|(j, _)| j)
-            .filter(|&j| po.is_none_or(|po| !po.contains(i, j)))
-            .collect();
-        if srcs.is_empty() {
-            return true;
-        }
-        reads.push((i, srcs));
-    }
-
-    // Final-write choices of each observed location: the po-last writes of each thread,
-    // or the initial write when no thread writes it.
-    let mut finals: Vec<(LocId, Vec<usize>)> = Vec::new();
-    for &l in observed {
-        let loc = Some(Value::Addr(l));
-        let mut last: Vec<usize> = Vec::new();
-        for (t, r) in runs.iter().enumerate() {
-            if let Some(k) = r
-                .events
+        // rf sources of each read: writes to the same location with the value it read.
+        let po = base.1.get("po").filter(|_| !po_later_rf);
+        let mut reads: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (i, e) in events.iter().enumerate() {
+            if e.kind != Kind::Read {
+                continue;
+            }
+            let srcs: Vec<usize> = events
                 .iter()
-                .rposition(|e| e.kind == Kind::Write && e.loc == loc)
-            {
-                last.push(offsets[t] + k);
+                .enumerate()
+                .filter(|(_, w)| w.kind == Kind::Write && w.loc == e.loc && w.val == e.val)
+                .map(|(j, _)| j)
+                .filter(|&j| po.is_none_or(|po| !po.contains(i, j)))
+                .collect();
+            if srcs.is_empty() {
+                return true;
             }
+            reads.push((i, srcs));
         }
-        if last.is_empty() {
-            last.push(l.0 as usize);
-        }
-        finals.push((l, last));
-    }
 
-    let mut rf_pick = vec![0usize; reads.len()];
-    loop {
-        let mut rf = Rel::empty(n);
-        for (k, (r, srcs)) in reads.iter().enumerate() {
-            rf.insert(srcs[rf_pick[k]], *r);
-        }
-        let mut fw_pick = vec![0usize; finals.len()];
-        loop {
-            let mut fw = Set::empty(n);
-            let mut final_mem = Vec::with_capacity(finals.len());
-            for (k, (l, ws)) in finals.iter().enumerate() {
-                let w = ws[fw_pick[k]];
-                if w >= nloc {
-                    fw.insert(w);
+        // Final-write choices of each observed location: the po-last writes of each thread,
+        // or the initial write when no thread writes it.
+        let mut finals: Vec<(LocId, Vec<usize>)> = Vec::new();
+        for &l in observed {
+            let loc = Some(Value::Addr(l));
+            let mut last: Vec<usize> = Vec::new();
+            for (t, r) in runs.iter().enumerate() {
+                if let Some(k) = r
+                    .events
+                    .iter()
+                    .rposition(|e| e.kind == Kind::Write && e.loc == loc)
+                {
+                    last.push(offsets[t] + k);
                 }
-                final_mem.push((*l, events[w].val.unwrap_or(Value::ZERO)));
             }
-            let cand = Candidate {
-                prims: Primitives {
-                    n,
-                    events,
-                    symbols: &p.symbols,
-                    sets: Named::layered(&base.0, vec![("FW".into(), fw)]),
-                    rels: Named::layered(&base.1, vec![("rf".into(), rf.clone())]),
-                },
-                runs: runs.to_vec(),
-                final_mem,
-                shapes,
-            };
-            *visited += 1;
-            if !f(&cand) {
-                return false;
+            if last.is_empty() {
+                last.push(l.0 as usize);
             }
-            if !advance(&mut fw_pick, |k| finals[k].1.len()) {
-                break;
-            }
+            finals.push((l, last));
         }
-        if !advance(&mut rf_pick, |k| reads[k].1.len()) {
-            return true;
+
+        let mut rf_pick = vec![0usize; reads.len()];
+        loop {
+            let mut rf = Rel::empty(n);
+            for (k, (r, srcs)) in reads.iter().enumerate() {
+                rf.insert(srcs[rf_pick[k]], *r);
+            }
+            let mut fw_pick = vec![0usize; finals.len()];
+            loop {
+                let mut fw = Set::empty(n);
+                let mut final_mem = Vec::with_capacity(finals.len());
+                for (k, (l, ws)) in finals.iter().enumerate() {
+                    let w = ws[fw_pick[k]];
+                    if w >= nloc {
+                        fw.insert(w);
+                    }
+                    final_mem.push((*l, events[w].val.unwrap_or(Value::ZERO)));
+                }
+                let cand = Candidate {
+                    prims: Primitives {
+                        n,
+                        events,
+                        symbols: &p.symbols,
+                        sets: Named::layered(&base.0, vec![("FW".into(), fw)]),
+                        rels: Named::layered(&base.1, vec![("rf".into(), rf.clone())]),
+                    },
+                    runs: runs.to_vec(),
+                    final_mem,
+                    shapes,
+                };
+                *visited += 1;
+                if !f(&cand) {
+                    return false;
+                }
+                if !advance(&mut fw_pick, |k| finals[k].1.len()) {
+                    break;
+                }
+            }
+            if !advance(&mut rf_pick, |k| reads[k].1.len()) {
+                return true;
+            }
         }
     }
 }
