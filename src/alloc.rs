@@ -1,21 +1,27 @@
-//! The process's allocator: the C library's until a test turns out big, mimalloc after.
+//! The process's allocator: a small one of our own until a test turns out big, mimalloc
+//! after.
 //!
 //! Most runs judge one small test in about a millisecond. For them mimalloc's set-up (its
 //! options, arena bitmaps, one fresh page per size class) cost a fifth of the process
-//! (0.2 ms, 40 page faults). The C library's allocator packs a short run's few hundred
-//! kilobytes densely and starts at once. Big tests allocate and free millions of small bit
-//! matrices, where mimalloc is 10–20% faster. So [`Hybrid`] starts with the C library's and
-//! switches to mimalloc for good when [`go_big`] is called (the judge calls it once a test
-//! has shown enough candidates). Each block is freed by the allocator that made it: mimalloc
-//! knows its own blocks (`mi_is_in_heap_region`), and before the switch there are none.
+//! (0.2 ms, 40 page faults), and the C library's allocator, which starts at once, still spent
+//! over a third of a short run's instructions on its bins and headers. Such a run makes a few
+//! thousand blocks, most of them soon freed and made again at the same sizes. So [`Hybrid`]
+//! starts with [`Small`]: blocks cut from one reserved region, without headers, and a free
+//! list per size class (16-byte steps up to 1 KiB, powers of two above). Big tests allocate
+//! and free millions of small bit matrices, where mimalloc is faster: the judge calls
+//! [`go_big`] once a test has shown enough candidates, and from then on new blocks come from
+//! mimalloc. A block goes back to the allocator that made it, which its address tells: the
+//! region's blocks are ours, every other one is mimalloc's. If the region cannot be mapped or
+//! runs out, the switch comes early.
 //!
 //! mimalloc is built without its start-up constructor (`MI_PRIM_HAS_PROCESS_ATTACH`, see
 //! `.cargo/config.toml`), so it initialises at the switch and costs nothing before.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::sync::Once;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 // The mimalloc crate links the library; its symbols are used directly here.
 use mimalloc as _;
@@ -25,7 +31,6 @@ unsafe extern "C" {
     fn mi_zalloc_aligned(size: usize, alignment: usize) -> *mut c_void;
     fn mi_realloc_aligned(p: *mut c_void, newsize: usize, alignment: usize) -> *mut c_void;
     fn mi_free(p: *mut c_void);
-    fn mi_is_in_heap_region(p: *const c_void) -> bool;
     fn mi_option_set(option: libc::c_int, value: libc::c_long);
     #[cfg(test)]
     fn mi_option_get(option: libc::c_int) -> libc::c_long;
@@ -61,83 +66,210 @@ pub fn is_big() -> bool {
     BIG.load(Ordering::Acquire)
 }
 
-/// Alignment the C library's `malloc` guarantees on x86-64 and AArch64 Linux.
-const MALLOC_ALIGN: usize = 16;
+/// Virtual space reserved for the small allocator: mapped without a reservation of memory,
+/// pages are committed only when touched. A run that needs more goes big.
+const REGION: usize = 4 << 30;
+/// Blocks up to this size are rounded to 16 bytes; bigger ones to a power of two.
+const FINE: usize = 1024;
+const CLASSES: usize = FINE / 16 + 64;
+
+/// The allocator of short runs (see the module's documentation). All its state is behind
+/// one spin lock: short runs have one thread, and the judge goes big before it starts more.
+pub struct Small {
+    lock: AtomicBool,
+    /// Start of the region, 0 until it is mapped, 1 if it cannot be.
+    base: AtomicUsize,
+    state: UnsafeCell<SmallState>,
+}
+
+struct SmallState {
+    /// Next free byte of the region, and its end.
+    bump: usize,
+    end: usize,
+    /// Per size class, the last freed block; each free block holds the next one.
+    free: [*mut u8; CLASSES],
+}
+
+// SAFETY: the state is only touched with the lock held.
+unsafe impl Sync for Small {}
+
+static SMALL: Small = Small::new();
+
+/// The size class of a block of `size` bytes, and the size of the blocks of that class.
+fn class_of(size: usize) -> (usize, usize) {
+    let size = size.max(1);
+    if size <= FINE {
+        let c = size.div_ceil(16);
+        (c - 1, c * 16)
+    } else {
+        let b = size.next_power_of_two();
+        (
+            FINE / 16 + (b.trailing_zeros() as usize - FINE.trailing_zeros() as usize),
+            b,
+        )
+    }
+}
+
+impl Small {
+    const fn new() -> Small {
+        Small {
+            lock: AtomicBool::new(false),
+            base: AtomicUsize::new(0),
+            state: UnsafeCell::new(SmallState {
+                bump: 0,
+                end: 0,
+                free: [std::ptr::null_mut(); CLASSES],
+            }),
+        }
+    }
+
+    /// Whether `p` is one of this allocator's blocks.
+    fn owns(&self, p: *mut u8) -> bool {
+        let base = self.base.load(Ordering::Relaxed);
+        base > 1 && (p as usize).wrapping_sub(base) < REGION
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut SmallState) -> T) -> T {
+        while self
+            .lock
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        // SAFETY: the lock is held, so this is the only reference to the state.
+        let r = f(unsafe { &mut *self.state.get() });
+        self.lock.store(false, Ordering::Release);
+        r
+    }
+
+    /// A block for `l`, and whether it is fresh from the region (so already zero); null when
+    /// the region is not available or full.
+    fn alloc(&self, l: Layout) -> (*mut u8, bool) {
+        if l.size() > REGION / 4 {
+            return (std::ptr::null_mut(), false);
+        }
+        let (c, bytes) = class_of(l.size());
+        self.with(|st| {
+            if st.end == 0 {
+                if self.base.load(Ordering::Relaxed) == 1 {
+                    return (std::ptr::null_mut(), false);
+                }
+                // SAFETY: a fresh anonymous mapping, nothing else refers to it.
+                let base = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        REGION,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                        -1,
+                        0,
+                    )
+                };
+                if base == libc::MAP_FAILED {
+                    self.base.store(1, Ordering::Relaxed);
+                    return (std::ptr::null_mut(), false);
+                }
+                st.bump = base as usize;
+                st.end = base as usize + REGION;
+                self.base.store(base as usize, Ordering::Relaxed);
+            }
+            // Freed blocks are 16-aligned only: wider alignments always take fresh ones.
+            let head = st.free[c];
+            if !head.is_null() && l.align() <= 16 {
+                // SAFETY: a free block of this class holds the next free block's address.
+                st.free[c] = unsafe { head.cast::<*mut u8>().read() };
+                return (head, false);
+            }
+            let start = st.bump.next_multiple_of(l.align().max(16));
+            if start + bytes > st.end {
+                return (std::ptr::null_mut(), false);
+            }
+            st.bump = start + bytes;
+            (start as *mut u8, true)
+        })
+    }
+
+    /// Takes back a block made for `l`.
+    fn dealloc(&self, p: *mut u8, l: Layout) {
+        let (c, _) = class_of(l.size());
+        self.with(|st| {
+            // SAFETY: the block is ours, free, and at least 16 bytes long and 16-aligned.
+            unsafe { p.cast::<*mut u8>().write(st.free[c]) };
+            st.free[c] = p;
+        });
+    }
+}
 
 pub struct Hybrid;
 
 impl Hybrid {
-    fn ours(p: *mut u8) -> bool {
-        // SAFETY: a lookup in mimalloc's page map, initialised before `BIG` is set.
-        is_big() && unsafe { mi_is_in_heap_region(p.cast()) }
-    }
-}
-
-impl Hybrid {
-    /// A block from mimalloc (`big`) or the C library.
-    unsafe fn alloc_in(big: bool, l: Layout) -> *mut u8 {
-        unsafe {
-            if big {
-                mi_malloc_aligned(l.size(), l.align()).cast()
-            } else if l.align() <= MALLOC_ALIGN {
-                libc::malloc(l.size()).cast()
-            } else {
-                libc::aligned_alloc(l.align(), l.size().next_multiple_of(l.align())).cast()
+    /// A block from mimalloc (`big`) or the small allocator, which goes big when it cannot
+    /// give one; and whether the block is known to be zero.
+    unsafe fn alloc_in(big: bool, l: Layout) -> (*mut u8, bool) {
+        if !big {
+            let (p, fresh) = SMALL.alloc(l);
+            if !p.is_null() {
+                return (p, fresh);
             }
+            go_big();
         }
+        // SAFETY: mimalloc honours any size and power-of-two alignment.
+        (
+            unsafe { mi_malloc_aligned(l.size(), l.align()).cast() },
+            false,
+        )
     }
 
     unsafe fn alloc_zeroed_in(big: bool, l: Layout) -> *mut u8 {
+        if big {
+            // SAFETY: as in `alloc_in`.
+            return unsafe { mi_zalloc_aligned(l.size(), l.align()).cast() };
+        }
+        // SAFETY: `p` is a fresh block of at least `l.size()` bytes.
         unsafe {
-            if big {
-                mi_zalloc_aligned(l.size(), l.align()).cast()
-            } else if l.align() <= MALLOC_ALIGN {
-                libc::calloc(1, l.size()).cast()
-            } else {
-                let p = Self::alloc_in(false, l);
-                if !p.is_null() {
-                    p.write_bytes(0, l.size());
-                }
-                p
+            let (p, zero) = Self::alloc_in(false, l);
+            if !p.is_null() && !zero {
+                p.write_bytes(0, l.size());
             }
+            p
         }
     }
 }
 
-// SAFETY: every block is returned by the allocator that made it (see `ours`); both honour
-// the layout's size and alignment.
+// SAFETY: every block is returned to the allocator that made it (the small allocator's are
+// in its region); both honour the layout's size and alignment.
 unsafe impl GlobalAlloc for Hybrid {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        unsafe { Self::alloc_in(is_big(), l) }
+        unsafe { Self::alloc_in(is_big(), l).0 }
     }
 
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         unsafe { Self::alloc_zeroed_in(is_big(), l) }
     }
 
-    unsafe fn dealloc(&self, p: *mut u8, _: Layout) {
-        unsafe {
-            if Self::ours(p) {
-                mi_free(p.cast())
-            } else {
-                libc::free(p.cast())
-            }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        if SMALL.owns(p) {
+            SMALL.dealloc(p, l)
+        } else {
+            // SAFETY: every other block is mimalloc's.
+            unsafe { mi_free(p.cast()) }
         }
     }
 
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
         unsafe {
-            if Self::ours(p) {
+            if !SMALL.owns(p) {
                 return mi_realloc_aligned(p.cast(), new_size, l.align()).cast();
             }
-            if l.align() <= MALLOC_ALIGN {
-                // A block stays with the allocator that made it.
-                return libc::realloc(p.cast(), new_size).cast();
+            // Same class: the block already has room.
+            if class_of(new_size).0 == class_of(l.size()).0 {
+                return p;
             }
             let q = self.alloc(Layout::from_size_align_unchecked(new_size, l.align()));
             if !q.is_null() {
                 std::ptr::copy_nonoverlapping(p, q, l.size().min(new_size));
-                self.dealloc(p, l);
+                SMALL.dealloc(p, l);
             }
             q
         }
@@ -159,10 +291,10 @@ mod tests {
         );
     }
 
-    /// Blocks made before the switch are freed and grown by the C library, blocks made
-    /// after by mimalloc, whichever way they are released. (One test: the switch is for
-    /// the whole process.) The option number is mimalloc's: an upgrade that renumbers
-    /// options must fail here too.
+    /// Blocks made before the switch are the small allocator's, reused by size class, and
+    /// zeroed when asked; after it they are mimalloc's; each goes back to its maker,
+    /// whichever way it is released or grown. (One test: the switch is for the whole process,
+    /// so its sides are chosen explicitly.)
     #[test]
     fn blocks_go_back_to_their_allocator() {
         let h = Hybrid;
@@ -170,25 +302,56 @@ mod tests {
         let wide = Layout::from_size_align(100, 64).unwrap();
         // SAFETY: each block is used within its layout and released once.
         unsafe {
-            // Other tests may have switched already: the switch's side is chosen here.
+            let z = Hybrid::alloc_zeroed_in(false, Layout::from_size_align(30, 8).unwrap());
+            assert!(SMALL.owns(z) && (0..30).all(|i| *z.add(i) == 0));
+            let w = Hybrid::alloc_zeroed_in(false, wide);
+            assert!(SMALL.owns(w) && (w as usize).is_multiple_of(64) && *w.add(99) == 0);
+            z.write_bytes(5, 30);
+            let grown = h.realloc(z, Layout::from_size_align(30, 8).unwrap(), 4000);
+            assert!(*grown.add(29) == 5);
             go_big();
             assert_eq!(mi_option_get(MI_OPTION_ARENA_RESERVE), ARENA_RESERVE_KIB);
-            let before = Hybrid::alloc_in(false, small);
-            let before_wide = Hybrid::alloc_zeroed_in(false, wide);
-            assert!((before_wide as usize).is_multiple_of(64) && *before_wide.add(99) == 0);
-            assert!(!Hybrid::ours(before) && !Hybrid::ours(before_wide));
-            let after = Hybrid::alloc_in(true, small);
-            assert!(Hybrid::ours(after));
-            before.write_bytes(7, 24);
-            let grown = h.realloc(before, small, 4000);
-            assert!(!Hybrid::ours(grown) && *grown.add(23) == 7);
-            let grown_after = h.realloc(after, small, 4000);
-            assert!(Hybrid::ours(grown_after));
-            let moved = h.realloc(before_wide, wide, 300);
-            assert!((moved as usize).is_multiple_of(64));
-            h.dealloc(grown, Layout::from_size_align(4000, 8).unwrap());
-            h.dealloc(grown_after, Layout::from_size_align(4000, 8).unwrap());
-            h.dealloc(moved, Layout::from_size_align(300, 64).unwrap());
+            let (m, _) = Hybrid::alloc_in(true, small);
+            assert!(!m.is_null() && !SMALL.owns(m));
+            let m = h.realloc(m, small, 4000);
+            assert!(!SMALL.owns(m));
+            // A small block grown after the switch moves to mimalloc, keeping its bytes.
+            let moved = h.realloc(grown, Layout::from_size_align(4000, 8).unwrap(), 9000);
+            assert!(!SMALL.owns(moved) && *moved.add(29) == 5);
+            h.dealloc(moved, Layout::from_size_align(9000, 8).unwrap());
+            h.dealloc(m, Layout::from_size_align(4000, 8).unwrap());
+            h.dealloc(w, wide);
         }
+    }
+
+    #[test]
+    fn freed_blocks_are_reused_by_size_class() {
+        // An allocator of the test's own: others' blocks do not interfere.
+        let s = Small::new();
+        let l = |n| Layout::from_size_align(n, 8).unwrap();
+        let (a, fresh) = s.alloc(l(24));
+        assert!(fresh && s.owns(a) && !SMALL.owns(a));
+        // SAFETY: the block is 32 bytes long.
+        unsafe { a.write_bytes(7, 24) };
+        s.dealloc(a, l(24));
+        // The same class (17..=32 bytes) hands the block back, not known to be zero.
+        assert_eq!(s.alloc(l(30)), (a, false));
+        let (b, fresh) = s.alloc(l(30));
+        assert!(fresh && b != a);
+        // Wider alignments take fresh blocks.
+        s.dealloc(b, l(30));
+        let (c, fresh) = s.alloc(Layout::from_size_align(30, 64).unwrap());
+        assert!(fresh && (c as usize).is_multiple_of(64));
+        assert_eq!(s.alloc(l(1 << 40)).0, std::ptr::null_mut());
+    }
+
+    #[test]
+    fn size_classes_hold_their_blocks() {
+        for size in [1, 15, 16, 17, 1024, 1025, 4096, 5000, 1 << 30] {
+            let (c, bytes) = class_of(size);
+            assert!(bytes >= size && c < CLASSES, "{size}");
+            assert_eq!(class_of(bytes), (c, bytes));
+        }
+        assert!(class_of(1024).0 < class_of(1025).0);
     }
 }
