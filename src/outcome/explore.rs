@@ -3,10 +3,10 @@
 //! that an engineer can see how an outcome is reached or why it is rejected.
 
 use super::graph::ExecGraph;
-use super::{Branch, Options, State, cond, explain, visit};
+use super::{Branch, Options, State, explain, visit};
 use crate::cat::Model;
 use crate::exec::EngineError;
-use crate::litmus::ast::Test;
+use crate::litmus::ast::{LocRef, Test};
 use crate::sem::{Symbols, c::Macros};
 
 /// One candidate execution under one branch of the model.
@@ -49,15 +49,14 @@ pub struct Exploration {
     /// Candidates cut off by the unrolling bound (never judged, as herd's `Loop`).
     pub cut: usize,
     pub symbols: Symbols,
+    /// The locations of the final states.
+    pub shown: Vec<LocRef>,
 }
 
 impl Exploration {
     /// A final state as herd prints it: `0:r0=1; [x]=2;`.
     pub fn show_state(&self, s: &State) -> String {
-        s.iter()
-            .map(|(l, v)| format!("{}={};", cond::show_loc(l), self.symbols.show(*v)))
-            .collect::<Vec<_>>()
-            .join(" ")
+        crate::report::herd::show_values(&self.shown, &self.symbols, s)
     }
 }
 
@@ -107,6 +106,7 @@ pub fn executions(
         complete,
         cut: seen.cut,
         symbols: seen.symbols,
+        shown: super::shown_locations(test),
     })
 }
 

@@ -38,8 +38,10 @@ impl Default for Options {
     }
 }
 
-/// A final state: the observed locations' values, in display order.
-pub type State = Vec<(LocRef, Value)>;
+/// A final state: the values of the shown locations ([`Judgement::shown`]), in that order.
+/// (The locations are the same for every state of a test: kept once, a test with half a
+/// million states holds half a million short vectors of values.)
+pub type State = Vec<Value>;
 
 /// herd's answer for one test under one model.
 #[derive(Clone, Debug)]
@@ -47,6 +49,8 @@ pub struct Judgement {
     pub name: String,
     pub model: String,
     pub quant: Quantifier,
+    /// The locations of the final states, in herd's display order.
+    pub shown: Vec<LocRef>,
     pub states: BTreeSet<State>,
     /// Consistent executions that satisfy / do not satisfy the condition's proposition.
     pub sat: usize,
@@ -245,12 +249,7 @@ fn visit_part(
                 crate::alloc::go_big();
             }
             let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
-            let state_of = || -> State {
-                shown
-                    .iter()
-                    .map(|l| (l.clone(), state_value(prog, c, l)))
-                    .collect()
-            };
+            let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
             let state = OnceCell::new();
             // Runs of the same shapes give the model the same primitives but rf, FW and values.
             if c.shapes != cached_shapes {
@@ -404,6 +403,7 @@ impl Judgement {
             name: test.name.clone(),
             model: model.name.clone(),
             quant: test.condition.quant,
+            shown: shown_locations(test),
             states: BTreeSet::new(),
             sat: 0,
             unsat: 0,

@@ -2,23 +2,28 @@
 
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::outcome::{Judgement, State, cond};
-use crate::sem::Value;
+use crate::sem::{Symbols, Value};
 use std::fmt::Write;
 
 /// One final state: `0:r0=1; [x]=2;`.
 pub fn show_state(j: &Judgement, s: &State) -> String {
+    show_values(&j.shown, &j.symbols, s)
+}
+
+/// The values `s` of the locations `shown`, as herd prints a final state.
+pub fn show_values(shown: &[LocRef], symbols: &Symbols, s: &[Value]) -> String {
     let mut out = String::new();
-    for (l, v) in s {
+    for (l, v) in shown.iter().zip(s) {
         match l {
             LocRef::Global(g) if g.starts_with("fault(") => {
                 let at = match v {
-                    Value::Addr(x) => Some(j.symbols.name(*x)),
+                    Value::Addr(x) => Some(symbols.name(*x)),
                     Value::Int(_) => None,
                 };
                 let _ = write!(out, "{}; ", crate::sem::vmsa::show_fault(g, at));
             }
             _ => {
-                let _ = write!(out, "{}={}; ", cond::show_loc(l), j.symbols.show(*v));
+                let _ = write!(out, "{}={}; ", cond::show_loc(l), symbols.show(*v));
             }
         }
     }

@@ -1431,7 +1431,9 @@ mod tests {
             .map(|st| {
                 regs.iter()
                     .map(|r| {
-                        st.iter()
+                        j.shown
+                            .iter()
+                            .zip(st)
                             .find(|(l, _)| matches!(l, crate::litmus::ast::LocRef::Reg { reg, .. } if reg == r))
                             .and_then(|(_, v)| v.as_int())
                             .expect("register shown")
