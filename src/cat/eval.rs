@@ -103,12 +103,57 @@ impl<'m, 'p> Ctx<'m, 'p> {
     // ---------- names ----------
 
     pub fn lookup(&self, env: &Env<'m>, x: Sym, pos: Pos) -> R<Value<'m>> {
-        if self.m.bound[x.0 as usize]
-            && let Some(slot) = env.lookup(x)
-        {
-            return self.force(slot);
+        if self.m.bound[x.0 as usize] {
+            let mut cur = &env.0;
+            while let Some(n) = cur {
+                if n.shared.get()
+                    && let Some(c) = self.cache
+                {
+                    return match self.shared_lookup(c, n, x) {
+                        Some(slot) => self.force(slot),
+                        None => self.global(x, pos),
+                    };
+                }
+                if n.name == x {
+                    return self.force(&n.slot);
+                }
+                cur = &n.next.0;
+            }
         }
         self.global(x, pos)
+    }
+
+    /// Where `x` is bound from the shared node `n` on: found once per run cache (the
+    /// candidates of a shape look up the same names from the same nodes).
+    fn shared_lookup<'c>(
+        &self,
+        c: &RunCache<'m>,
+        n: &'c Rc<EnvNode<'m>>,
+        x: Sym,
+    ) -> Option<&'c Slot<'m>> {
+        let key = (Rc::as_ptr(n) as usize, x);
+        let found = c.lookups.borrow().get(&key).copied();
+        let node = match found {
+            Some(p) => p,
+            None => {
+                let env = Env(Some(n.clone()));
+                let mut p: *const EnvNode<'m> = std::ptr::null();
+                let mut cur = &env.0;
+                while let Some(m) = cur {
+                    if m.name == x {
+                        p = Rc::as_ptr(m);
+                        break;
+                    }
+                    cur = &m.next.0;
+                }
+                c.lookups.borrow_mut().insert(key, p);
+                p
+            }
+        };
+        // SAFETY: the node is `n` or below it in a shared environment, which the run cache
+        // keeps alive and unchanged until it is cleared, and the map with it; `n` outlives
+        // the reference.
+        unsafe { node.as_ref() }.map(|m| &m.slot)
     }
 
     pub fn force(&self, slot: &Slot<'m>) -> R<Value<'m>> {

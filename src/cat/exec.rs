@@ -326,6 +326,7 @@ impl<'m> Runner<'_, 'm, '_> {
         }
         let e = build()?;
         if let Some(e) = &e {
+            e.mark_shared(env);
             c.envs.borrow_mut().insert(key, e.clone());
         }
         Ok(e)

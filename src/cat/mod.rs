@@ -210,10 +210,15 @@ pub struct RunCache<'m> {
     envs: std::cell::RefCell<rustc_hash::FxHashMap<(usize, usize), value::Env<'m>>>,
     /// Memo indices handed out so far.
     memos: std::cell::Cell<u32>,
+    /// Where a name is bound as seen from a node of a shared environment, by (node, name):
+    /// the binding node, or null when the shared chain does not bind it. The nodes are the
+    /// `envs`' and live as long as they do.
+    lookups: std::cell::RefCell<rustc_hash::FxHashMap<(usize, Sym), *const value::EnvNode<'m>>>,
 }
 
 impl RunCache<'_> {
     pub fn clear(&self) {
+        self.lookups.borrow_mut().clear();
         self.envs.borrow_mut().clear();
         self.memos.set(0);
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
@@ -506,6 +511,7 @@ impl Model {
             withs: Default::default(),
             envs: Default::default(),
             memos: Default::default(),
+            lookups: Default::default(),
         }
     }
 

@@ -38,6 +38,9 @@ pub struct Env<'m>(pub Option<Rc<EnvNode<'m>>>);
 #[derive(Debug)]
 pub struct EnvNode<'m> {
     pub name: Sym,
+    /// Part of an environment the candidates of a run cache share (see
+    /// [`Env::mark_shared`]): it stays alive, unchanged, as long as the cache.
+    pub shared: std::cell::Cell<bool>,
     pub slot: Slot<'m>,
     pub next: Env<'m>,
 }
@@ -79,10 +82,24 @@ impl<'m> Env<'m> {
     pub fn bind_slot(&self, name: Sym, slot: Slot<'m>) -> Env<'m> {
         Env(Some(Rc::new(EnvNode {
             name,
+            shared: std::cell::Cell::new(false),
             slot,
             next: self.clone(),
         })))
     }
+    /// Marks the nodes of this environment down to `base` (exclusive) as shared.
+    pub fn mark_shared(&self, base: &Env<'m>) {
+        let stop = base.0.as_ref().map(Rc::as_ptr);
+        let mut cur = &self.0;
+        while let Some(n) = cur {
+            if Some(Rc::as_ptr(n)) == stop || n.shared.get() {
+                break;
+            }
+            n.shared.set(true);
+            cur = &n.next.0;
+        }
+    }
+
     pub fn lookup(&self, name: Sym) -> Option<&Slot<'m>> {
         let mut cur = &self.0;
         while let Some(n) = cur {
