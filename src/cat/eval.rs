@@ -30,6 +30,10 @@ pub struct Ctx<'m, 'p> {
     /// This candidate's values of the memo slots of the shared environments (see
     /// [`RunCache`]), by index.
     memo: RefCell<Vec<Option<Value<'m>>>>,
+    /// Whether what is being evaluated has read something that may differ between the
+    /// candidates sharing the run cache: `rf`, `FW`, values, a `with` or `let rec`
+    /// variable, or a value computed from them (see [`Ctx::force`]).
+    touched: Cell<bool>,
 }
 
 thread_local! {
@@ -58,6 +62,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             unv: OnceCell::new(),
             cache,
             // As many slots as the candidates before handed out: one allocation.
+            touched: Cell::new(false),
             memo: RefCell::new(Vec::with_capacity(
                 cache.map_or(0, |c| c.memos.get() as usize),
             )),
@@ -156,18 +161,26 @@ impl<'m, 'p> Ctx<'m, 'p> {
         unsafe { node.as_ref() }.map(|m| &m.slot)
     }
 
+    /// The value in `slot`. A thunk of a shared environment whose evaluation reads nothing
+    /// that varies between candidates (short-circuits often spare a relation's `rf` part:
+    /// `po; [UL]; (po | rf)` when the runs have no unlock) is the same for every candidate
+    /// of the run cache: its value is kept there. The others go to the candidate's memo.
     pub fn force(&self, slot: &Slot<'m>) -> R<Value<'m>> {
         match slot {
             Slot::Val(v) => Ok(v.clone()),
-            Slot::Memo(i) => self
-                .memo_get(*i)
-                .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set")),
+            Slot::Memo(i) => {
+                self.touched.set(true);
+                self.memo_get(*i)
+                    .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set"))
+            }
             Slot::Thunk(t) => {
                 let held = match &t.value {
                     Held::Own(cell) => cell.borrow().clone(),
                     Held::Memo(i) => self.memo_get(*i),
                 };
                 if let Some(v) = held {
+                    // Kept per candidate: it may have read what varies.
+                    self.touched.set(true);
                     return Ok(v);
                 }
                 let stable = t.key.zip(self.cache);
@@ -176,7 +189,33 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 {
                     return Ok(v.clone());
                 }
-                let v = self.eval(&t.env, t.expr)?;
+                let shared = match (&t.value, self.cache) {
+                    (Held::Memo(i), Some(c)) => {
+                        if let Some(Some(v)) = c.steady.borrow().get(*i as usize) {
+                            return Ok(v.clone());
+                        }
+                        Some((*i, c))
+                    }
+                    _ => None,
+                };
+                let outer = self.touched.replace(false);
+                let v = self.eval(&t.env, t.expr);
+                let varies = self.touched.get();
+                self.touched.set(outer || varies);
+                let v = v?;
+                // Functions and procedures may hold lazy parts of the candidate: never kept.
+                let plain = !matches!(v, Value::Clo(_) | Value::Proc(_));
+                match (shared, t.key) {
+                    (Some((i, c)), None) if !varies && plain => {
+                        let mut steady = c.steady.borrow_mut();
+                        if steady.len() <= i as usize {
+                            steady.resize(i as usize + 1, None);
+                        }
+                        steady[i as usize] = Some(v.clone());
+                        return Ok(v);
+                    }
+                    _ => {}
+                }
                 match &t.value {
                     Held::Own(cell) => *cell.borrow_mut() = Some(v.clone()),
                     Held::Memo(i) => self.memo_set(*i, v.clone()),
@@ -212,6 +251,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// herd's predefined event sets that this candidate happens not to have.
     pub fn global(&self, x: Sym, pos: Pos) -> R<Value<'m>> {
         // Primitives other than rf and FW are the same in every candidate sharing a cache.
+        if self.m.varying[x.0 as usize] {
+            self.touched.set(true);
+        }
         let shared = self.cache.filter(|_| !self.m.varying[x.0 as usize]);
         if let Some(c) = shared {
             if let Some(v) = &c.globals.borrow()[x.0 as usize] {

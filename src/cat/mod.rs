@@ -214,11 +214,15 @@ pub struct RunCache<'m> {
     /// the binding node, or null when the shared chain does not bind it. The nodes are the
     /// `envs`' and live as long as they do.
     lookups: std::cell::RefCell<rustc_hash::FxHashMap<(usize, Sym), *const value::EnvNode<'m>>>,
+    /// Values of shared thunks, by memo index, that turned out not to read anything that
+    /// varies between candidates (see `Ctx::force`).
+    steady: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
 }
 
 impl RunCache<'_> {
     pub fn clear(&self) {
         self.lookups.borrow_mut().clear();
+        self.steady.borrow_mut().clear();
         self.envs.borrow_mut().clear();
         self.memos.set(0);
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
@@ -512,6 +516,7 @@ impl Model {
             envs: Default::default(),
             memos: Default::default(),
             lookups: Default::default(),
+            steady: Default::default(),
         }
     }
 

@@ -429,6 +429,33 @@ fn cached_values_do_not_leak_rf() {
 }
 
 #[test]
+fn values_that_read_nothing_varying_are_kept_for_the_shape() {
+    // `locked` names rf, but there is no `F` event: the sequence stops before reaching rf,
+    // so its value is the same in every candidate of these runs and is kept. `com` reads
+    // rf and is computed per candidate; the verdicts are those of fresh runs.
+    let src = "M\nlet locked = po; [F]; (po | rf)\nlet com = rf | co | fr\n\
+               acyclic locked | po | com as sc\n";
+    let m = model(src, &[]);
+    assert!(m.cache_keys.is_empty(), "both bindings name rf");
+    let cache = m.new_cache();
+    let sb_sc = {
+        let mut c = sb();
+        c.rels[1].1 = vec![(1, 3), (2, 5)];
+        c
+    };
+    let failed =
+        |vs: Vec<Verdict>| -> Vec<_> { vs.into_iter().map(|v| v.failed.map(|f| f.name)).collect() };
+    for c in [sb(), sb_sc, sb()] {
+        assert_eq!(
+            failed(verdicts(&m, &c)),
+            failed(cached_verdicts(&m, &c, &cache))
+        );
+    }
+    let steady = cache.steady.borrow().iter().filter(|v| v.is_some()).count();
+    assert_eq!(steady, 1, "`locked` was computed once, `com` every time");
+}
+
+#[test]
 fn orders_failing_a_later_check_are_dropped_before_the_product() {
     // `iw-first` fails for the x order 2 < 0 and the y order 4 < 1, whatever the other
     // location's order: both are dropped before the product is walked. Behind a double
