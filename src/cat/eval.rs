@@ -34,7 +34,13 @@ pub struct Ctx<'m, 'p> {
     /// candidates sharing the run cache: `rf`, `FW`, values, a `with` or `let rec`
     /// variable, or a value computed from them (see [`Ctx::force`]).
     touched: Cell<bool>,
+    /// The last closures computed (`r+` or `r*`, by the identity of `r`): the LKMM takes
+    /// `hb*` three times and `pb*` twice from the same `hb` and `pb`.
+    closures: RefCell<Vec<(Rc<Rel>, Op1, Rc<Rel>)>>,
 }
+
+/// How many recent closures [`Ctx`] remembers.
+const CLOSURES_KEPT: usize = 8;
 
 thread_local! {
     /// Closure identities, unique across runs since cached values outlive their run.
@@ -63,6 +69,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             cache,
             // As many slots as the candidates before handed out: one allocation.
             touched: Cell::new(false),
+            closures: RefCell::new(Vec::new()),
             memo: RefCell::new(Vec::with_capacity(
                 cache.map_or(0, |c| c.memos.get() as usize),
             )),
@@ -482,6 +489,23 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }))
     }
 
+    /// `r+` or `r*`, reusing a recent one of the same `r`.
+    fn closure_of(&self, op: Op1, r: Rc<Rel>) -> Rc<Rel> {
+        let mut kept = self.closures.borrow_mut();
+        if let Some((_, _, c)) = kept.iter().find(|(x, o, _)| *o == op && Rc::ptr_eq(x, &r)) {
+            return c.clone();
+        }
+        let c = Rc::new(match op {
+            Op1::Plus => r.transitive_closure(),
+            _ => r.reflexive_transitive_closure(),
+        });
+        if kept.len() == CLOSURES_KEPT {
+            kept.remove(0);
+        }
+        kept.push((r, op, c.clone()));
+        c
+    }
+
     fn eval_op1(&self, env: &Env<'m>, pos: Pos, op: Op1, a: &'m Expr) -> R<Value<'m>> {
         if op == Op1::ToId {
             return match self.eval(env, a)? {
@@ -506,8 +530,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Op1::Plus, Value::Empty) => Ok(Value::Empty),
             (Op1::Star | Op1::Opt, Value::Empty) => Ok(Value::Rel(self.ident())),
             (Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv, Value::Unv) => Ok(Value::Unv),
-            (Op1::Plus, Value::Rel(r)) => Ok(Value::rel(r.transitive_closure())),
-            (Op1::Star, Value::Rel(r)) => Ok(Value::rel(r.reflexive_transitive_closure())),
+            (Op1::Plus | Op1::Star, Value::Rel(r)) => Ok(Value::Rel(self.closure_of(op, r))),
             (Op1::Opt, Value::Rel(r)) => Ok(Value::rel(r.union(&self.ident()))),
             (Op1::Inv, Value::Empty) => Ok(Value::Empty),
             (Op1::Inv, Value::Rel(r)) => Ok(Value::rel(r.inverse())),
