@@ -36,8 +36,11 @@ pub struct Ctx<'m, 'p> {
     touched: Cell<bool>,
     /// The last closures computed (`r+` or `r*`, by the identity of `r`): the LKMM takes
     /// `hb*` three times and `pb*` twice from the same `hb` and `pb`.
-    closures: RefCell<Vec<(Rc<Rel>, Op1, Rc<Rel>)>>,
+    closures: RefCell<Vec<KeptClosure>>,
 }
+
+/// A relation, a closure operator (`+` or `*`), and the result.
+type KeptClosure = (Rc<Rel>, Op1, Rc<Rel>);
 
 /// How many recent closures [`Ctx`] remembers.
 const CLOSURES_KEPT: usize = 8;
