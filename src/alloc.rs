@@ -11,8 +11,9 @@
 //! and free millions of small bit matrices, where mimalloc is faster: the judge calls
 //! [`go_big`] once a test has shown enough candidates, and from then on new blocks come from
 //! mimalloc. A block goes back to the allocator that made it, which its address tells: the
-//! region's blocks are ours, every other one is mimalloc's. If the region cannot be mapped or
-//! runs out, the switch comes early.
+//! region's blocks are ours (after the switch they are left be), every other one is
+//! mimalloc's. The switch comes early when the region cannot be mapped or runs out, or when
+//! two threads ask for blocks at the same moment (see [`Small`]).
 //!
 //! mimalloc is built without its start-up constructor (`MI_PRIM_HAS_PROCESS_ATTACH`, see
 //! `.cargo/config.toml`), so it initialises at the switch and costs nothing before.
@@ -42,6 +43,10 @@ unsafe extern "C" {
 /// `mi_option_arena_reserve` in mimalloc's option enum (v3).
 const MI_OPTION_ARENA_RESERVE: libc::c_int = 23;
 const ARENA_RESERVE_KIB: libc::c_long = 64 * 1024;
+// mimalloc hands freed pages back to the system after a delay (10 ms), and the process then
+// faults them in again: a process that lives seconds keeps them instead (its peak is the same).
+/// `mi_option_purge_delay` in mimalloc's option enum (v2 and v3).
+const MI_OPTION_PURGE_DELAY: libc::c_int = 15;
 
 /// Whether new blocks come from mimalloc. Set once, never cleared.
 static BIG: AtomicBool = AtomicBool::new(false);
@@ -55,6 +60,7 @@ pub fn go_big() {
         // other thread can ask it for memory.
         unsafe {
             mi_option_set(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB);
+            mi_option_set(MI_OPTION_PURGE_DELAY, -1);
             mi_free(mi_malloc_aligned(8, 8));
         }
         BIG.store(true, Ordering::Release);
@@ -73,8 +79,10 @@ const REGION: usize = 4 << 30;
 const FINE: usize = 1024;
 const CLASSES: usize = FINE / 16 + 64;
 
-/// The allocator of short runs (see the module's documentation). All its state is behind
-/// one spin lock: short runs have one thread, and the judge goes big before it starts more.
+/// The allocator of short runs (see the module's documentation). Its state is behind a spin
+/// lock. A short run has one thread; when two threads ask for blocks at once (a batch judged
+/// in parallel, a test split into parts), the one that finds the lock taken makes the process
+/// go big instead of waiting, so that threads do not queue here.
 pub struct Small {
     lock: AtomicBool,
     /// Start of the region, 0 until it is mapped, 1 if it cannot be.
@@ -129,15 +137,27 @@ impl Small {
         base > 1 && (p as usize).wrapping_sub(base) < REGION
     }
 
+    fn try_lock(&self) -> bool {
+        self.lock
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// `f` on the state, waiting for the lock.
     fn with<T>(&self, f: impl FnOnce(&mut SmallState) -> T) -> T {
-        while self
-            .lock
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
+        while !self.try_lock() {
             std::hint::spin_loop();
         }
-        // SAFETY: the lock is held, so this is the only reference to the state.
+        self.locked(f)
+    }
+
+    /// `f` on the state, if the lock is free.
+    fn try_with<T>(&self, f: impl FnOnce(&mut SmallState) -> T) -> Option<T> {
+        self.try_lock().then(|| self.locked(f))
+    }
+
+    fn locked<T>(&self, f: impl FnOnce(&mut SmallState) -> T) -> T {
+        // SAFETY: the caller holds the lock, so this is the only reference to the state.
         let r = f(unsafe { &mut *self.state.get() });
         self.lock.store(false, Ordering::Release);
         r
@@ -150,7 +170,7 @@ impl Small {
             return (std::ptr::null_mut(), false);
         }
         let (c, bytes) = class_of(l.size());
-        self.with(|st| {
+        let got = self.try_with(|st| {
             if st.end == 0 {
                 if self.base.load(Ordering::Relaxed) == 1 {
                     return (std::ptr::null_mut(), false);
@@ -187,7 +207,8 @@ impl Small {
             }
             st.bump = start + bytes;
             (start as *mut u8, true)
-        })
+        });
+        got.unwrap_or((std::ptr::null_mut(), false))
     }
 
     /// Takes back a block made for `l`.
@@ -250,7 +271,10 @@ unsafe impl GlobalAlloc for Hybrid {
 
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         if SMALL.owns(p) {
-            SMALL.dealloc(p, l)
+            // Once big, nothing is cut from the region any more: its blocks are left be.
+            if !is_big() {
+                SMALL.dealloc(p, l)
+            }
         } else {
             // SAFETY: every other block is mimalloc's.
             unsafe { mi_free(p.cast()) }
@@ -269,7 +293,9 @@ unsafe impl GlobalAlloc for Hybrid {
             let q = self.alloc(Layout::from_size_align_unchecked(new_size, l.align()));
             if !q.is_null() {
                 std::ptr::copy_nonoverlapping(p, q, l.size().min(new_size));
-                SMALL.dealloc(p, l);
+                if !is_big() {
+                    SMALL.dealloc(p, l);
+                }
             }
             q
         }
@@ -291,35 +317,34 @@ mod tests {
         );
     }
 
-    /// Blocks made before the switch are the small allocator's, reused by size class, and
-    /// zeroed when asked; after it they are mimalloc's; each goes back to its maker,
-    /// whichever way it is released or grown. (One test: the switch is for the whole process,
-    /// so its sides are chosen explicitly.)
+    /// Whichever allocator made a block (other tests may have switched already), it is zeroed when asked, keeps its bytes when
+    /// grown across the switch, and goes back to its maker.
     #[test]
     fn blocks_go_back_to_their_allocator() {
         let h = Hybrid;
-        let small = Layout::from_size_align(24, 8).unwrap();
+        let l = |n| Layout::from_size_align(n, 8).unwrap();
         let wide = Layout::from_size_align(100, 64).unwrap();
         // SAFETY: each block is used within its layout and released once.
         unsafe {
-            let z = Hybrid::alloc_zeroed_in(false, Layout::from_size_align(30, 8).unwrap());
-            assert!(SMALL.owns(z) && (0..30).all(|i| *z.add(i) == 0));
+            let z = Hybrid::alloc_zeroed_in(false, l(30));
+            assert!((0..30).all(|i| *z.add(i) == 0));
             let w = Hybrid::alloc_zeroed_in(false, wide);
-            assert!(SMALL.owns(w) && (w as usize).is_multiple_of(64) && *w.add(99) == 0);
+            assert!((w as usize).is_multiple_of(64) && *w.add(99) == 0);
             z.write_bytes(5, 30);
-            let grown = h.realloc(z, Layout::from_size_align(30, 8).unwrap(), 4000);
+            let grown = h.realloc(z, l(30), 4000);
             assert!(*grown.add(29) == 5);
             go_big();
             assert_eq!(mi_option_get(MI_OPTION_ARENA_RESERVE), ARENA_RESERVE_KIB);
-            let (m, _) = Hybrid::alloc_in(true, small);
+            assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), -1);
+            let (m, _) = Hybrid::alloc_in(true, l(24));
             assert!(!m.is_null() && !SMALL.owns(m));
-            let m = h.realloc(m, small, 4000);
+            let m = h.realloc(m, l(24), 4000);
             assert!(!SMALL.owns(m));
-            // A small block grown after the switch moves to mimalloc, keeping its bytes.
-            let moved = h.realloc(grown, Layout::from_size_align(4000, 8).unwrap(), 9000);
+            // After the switch a block grows into mimalloc, keeping its bytes.
+            let moved = h.realloc(grown, l(4000), 9000);
             assert!(!SMALL.owns(moved) && *moved.add(29) == 5);
-            h.dealloc(moved, Layout::from_size_align(9000, 8).unwrap());
-            h.dealloc(m, Layout::from_size_align(4000, 8).unwrap());
+            h.dealloc(moved, l(9000));
+            h.dealloc(m, l(4000));
             h.dealloc(w, wide);
         }
     }
@@ -343,6 +368,12 @@ mod tests {
         let (c, fresh) = s.alloc(Layout::from_size_align(30, 64).unwrap());
         assert!(fresh && (c as usize).is_multiple_of(64));
         assert_eq!(s.alloc(l(1 << 40)).0, std::ptr::null_mut());
+        // A thread that finds the lock taken gets nothing (and goes big) instead of waiting.
+        assert!(s.try_lock());
+        let other = std::thread::scope(|sc| sc.spawn(|| s.alloc(l(24)).0 as usize).join());
+        assert_eq!(other.unwrap(), 0);
+        s.lock.store(false, Ordering::Release);
+        assert!(s.owns(s.alloc(l(24)).0));
     }
 
     #[test]
