@@ -72,6 +72,23 @@ pub fn is_big() -> bool {
     BIG.load(Ordering::Acquire)
 }
 
+/// A fresh private anonymous read-write mapping of `len` bytes (with `flags` added), whose
+/// pages are committed only when touched; `None` when the system refuses it.
+pub fn map_anonymous(len: usize, flags: libc::c_int) -> Option<*mut c_void> {
+    // SAFETY: a new mapping, at an address the system picks, that nothing else refers to.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p)
+}
+
 /// Virtual space reserved for the small allocator: mapped without a reservation of memory,
 /// pages are committed only when touched. A run that needs more goes big.
 const REGION: usize = 4 << 30;
@@ -91,9 +108,8 @@ pub struct Small {
 }
 
 struct SmallState {
-    /// Next free byte of the region, and its end.
+    /// Next free byte of the region (0 until it is mapped).
     bump: usize,
-    end: usize,
     /// Per size class, the last freed block; each free block holds the next one.
     free: [*mut u8; CLASSES],
 }
@@ -125,7 +141,6 @@ impl Small {
             base: AtomicUsize::new(0),
             state: UnsafeCell::new(SmallState {
                 bump: 0,
-                end: 0,
                 free: [std::ptr::null_mut(); CLASSES],
             }),
         }
@@ -171,27 +186,15 @@ impl Small {
         }
         let (c, bytes) = class_of(l.size());
         let got = self.try_with(|st| {
-            if st.end == 0 {
+            if st.bump == 0 {
                 if self.base.load(Ordering::Relaxed) == 1 {
                     return (std::ptr::null_mut(), false);
                 }
-                // SAFETY: a fresh anonymous mapping, nothing else refers to it.
-                let base = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        REGION,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                        -1,
-                        0,
-                    )
-                };
-                if base == libc::MAP_FAILED {
+                let Some(base) = map_anonymous(REGION, libc::MAP_NORESERVE) else {
                     self.base.store(1, Ordering::Relaxed);
                     return (std::ptr::null_mut(), false);
-                }
+                };
                 st.bump = base as usize;
-                st.end = base as usize + REGION;
                 self.base.store(base as usize, Ordering::Relaxed);
             }
             // Freed blocks are 16-aligned only: wider alignments always take fresh ones.
@@ -202,7 +205,7 @@ impl Small {
                 return (head, false);
             }
             let start = st.bump.next_multiple_of(l.align().max(16));
-            if start + bytes > st.end {
+            if start + bytes > self.base.load(Ordering::Relaxed) + REGION {
                 return (std::ptr::null_mut(), false);
             }
             st.bump = start + bytes;
@@ -293,9 +296,7 @@ unsafe impl GlobalAlloc for Hybrid {
             let q = self.alloc(Layout::from_size_align_unchecked(new_size, l.align()));
             if !q.is_null() {
                 std::ptr::copy_nonoverlapping(p, q, l.size().min(new_size));
-                if !is_big() {
-                    SMALL.dealloc(p, l);
-                }
+                self.dealloc(p, l);
             }
             q
         }
@@ -317,8 +318,9 @@ mod tests {
         );
     }
 
-    /// Whichever allocator made a block (other tests may have switched already), it is zeroed when asked, keeps its bytes when
-    /// grown across the switch, and goes back to its maker.
+    /// Whichever allocator made a block (other tests may have switched already), it is
+    /// zeroed when asked, keeps its bytes when grown across the switch, and goes back to its
+    /// maker.
     #[test]
     fn blocks_go_back_to_their_allocator() {
         let h = Hybrid;

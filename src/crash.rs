@@ -36,20 +36,9 @@ pub fn guard_this_thread() {
     // The stack lives as long as the thread may take a signal: for ever. Mapped rather than
     // allocated: its pages are only touched if a signal comes (zeroing 64 KiB was 7% of a
     // short run's instructions).
-    // SAFETY: a fresh private anonymous mapping, never unmapped.
-    let stack = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            ALT_STACK,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if stack == libc::MAP_FAILED {
+    let Some(stack) = crate::alloc::map_anonymous(ALT_STACK, 0) else {
         return;
-    }
+    };
     let ss = libc::stack_t {
         ss_sp: stack,
         ss_flags: 0,

@@ -52,20 +52,10 @@ fn run() -> i32 {
 /// the stack cannot be mapped does `work` run on a new thread instead.
 fn on_big_stack(work: impl FnOnce() -> i32 + Send + 'static) -> std::thread::Result<i32> {
     let page = 4096;
-    // SAFETY: a fresh anonymous mapping; pages are committed only as the stack reaches them.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            STACK + page,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK,
-            -1,
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
+    let flags = libc::MAP_NORESERVE | libc::MAP_STACK;
+    let Some(base) = litmus::alloc::map_anonymous(STACK + page, flags) else {
         return on_thread(work);
-    }
+    };
     // The lowest page stays unmapped, so an overflow faults (reported by `crash`) instead of
     // running into whatever lies below.
     // SAFETY: the page is the start of the mapping made above, which nothing uses yet.

@@ -245,59 +245,51 @@ impl Rel {
         }
         r
     }
-    /// `self ; o`
+    /// `self ; o`: each row ORs the rows of its successors.
     pub fn compose(&self, o: &Rel) -> Rel {
         let mut r = Rel::empty(self.n);
-        if self.ww == 1 {
-            // One word per row (up to 64 events): OR the rows of the successors.
-            for (d, &row) in r.m.iter_mut().zip(&self.m) {
-                let mut x = row;
-                let mut acc = 0;
-                while x != 0 {
-                    acc |= o.m[x.trailing_zeros() as usize];
-                    x &= x - 1;
-                }
-                *d = acc;
-            }
-            return r;
-        }
-        let ww = self.ww;
-        if ww == 0 {
-            return r;
-        }
-        if ww == 2 {
-            // Two words per row (65 to 128 events: the big rings): the same, rows as pairs.
-            let (succ, _) = o.m.as_chunks::<2>();
-            let (rows, _) = self.m.as_chunks::<2>();
-            let (out, _) = r.m.as_chunks_mut::<2>();
-            for (d, row) in out.iter_mut().zip(rows) {
-                let mut acc = [0u64; 2];
-                for (j, &word) in row.iter().enumerate() {
-                    let mut x = word;
-                    while x != 0 {
-                        let s = succ[j * 64 + x.trailing_zeros() as usize];
-                        x &= x - 1;
-                        acc[0] |= s[0];
-                        acc[1] |= s[1];
-                    }
-                }
-                *d = acc;
-            }
-            return r;
-        }
-        for (d, row) in r.m.chunks_exact_mut(ww).zip(self.m.chunks_exact(ww)) {
-            for (j, &word) in row.iter().enumerate() {
-                let mut x = word;
-                while x != 0 {
-                    let k = j * 64 + x.trailing_zeros() as usize;
-                    x &= x - 1;
-                    for (d, s) in d.iter_mut().zip(&o.m[k * ww..(k + 1) * ww]) {
-                        *d |= s;
+        match self.ww {
+            0 => {}
+            // Up to 64 and up to 128 events (the big rings): rows of fixed width.
+            1 => self.compose_rows::<1>(o, &mut r),
+            2 => self.compose_rows::<2>(o, &mut r),
+            ww => {
+                for (d, row) in r.m.chunks_exact_mut(ww).zip(self.m.chunks_exact(ww)) {
+                    for (j, &word) in row.iter().enumerate() {
+                        let mut x = word;
+                        while x != 0 {
+                            let k = j * 64 + x.trailing_zeros() as usize;
+                            x &= x - 1;
+                            for (d, s) in d.iter_mut().zip(o.row(k)) {
+                                *d |= s;
+                            }
+                        }
                     }
                 }
             }
         }
         r
+    }
+
+    /// [`Rel::compose`] into `r`, for rows of `W` words.
+    fn compose_rows<const W: usize>(&self, o: &Rel, r: &mut Rel) {
+        let (succ, _) = o.m.as_chunks::<W>();
+        let (rows, _) = self.m.as_chunks::<W>();
+        let (out, _) = r.m.as_chunks_mut::<W>();
+        for (d, row) in out.iter_mut().zip(rows) {
+            let mut acc = [0u64; W];
+            for (j, &word) in row.iter().enumerate() {
+                let mut x = word;
+                while x != 0 {
+                    let s = &succ[j * 64 + x.trailing_zeros() as usize];
+                    x &= x - 1;
+                    for (a, b) in acc.iter_mut().zip(s) {
+                        *a |= b;
+                    }
+                }
+            }
+            *d = acc;
+        }
     }
     pub fn domain(&self) -> Set {
         Set::from_iter(

@@ -45,6 +45,15 @@ type KeptClosure = (Rc<Rel>, Op1, Rc<Rel>);
 /// How many recent closures [`Ctx`] remembers.
 const CLOSURES_KEPT: usize = 8;
 
+/// Sets `table[i]`, growing the table as needed (memo tables grow as slots are handed out).
+fn set_at<T: Clone>(table: &mut Vec<Option<T>>, i: u32, v: T) {
+    let i = i as usize;
+    if table.len() <= i {
+        table.resize(i + 1, None);
+    }
+    table[i] = Some(v);
+}
+
 thread_local! {
     /// Closure identities, unique across runs since cached values outlive their run.
     static NEXT_ID: Cell<u64> = const { Cell::new(0) };
@@ -71,11 +80,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
             unv: OnceCell::new(),
             cache,
             // As many slots as the candidates before handed out: one allocation.
-            touched: Cell::new(false),
-            closures: RefCell::new(Vec::new()),
             memo: RefCell::new(Vec::with_capacity(
                 cache.map_or(0, |c| c.memos.get() as usize),
             )),
+            touched: Cell::new(false),
+            closures: RefCell::new(Vec::new()),
         }
     }
 
@@ -143,32 +152,22 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn shared_lookup<'c>(
         &self,
         c: &RunCache<'m>,
-        n: &'c Rc<EnvNode<'m>>,
+        n: &'c EnvNode<'m>,
         x: Sym,
     ) -> Option<&'c Slot<'m>> {
-        let key = (Rc::as_ptr(n) as usize, x);
+        let key = (n as *const EnvNode as usize, x);
         let found = c.lookups.borrow().get(&key).copied();
-        let node = match found {
-            Some(p) => p,
-            None => {
-                let env = Env(Some(n.clone()));
-                let mut p: *const EnvNode<'m> = std::ptr::null();
-                let mut cur = &env.0;
-                while let Some(m) = cur {
-                    if m.name == x {
-                        p = Rc::as_ptr(m);
-                        break;
-                    }
-                    cur = &m.next.0;
-                }
-                c.lookups.borrow_mut().insert(key, p);
-                p
-            }
-        };
-        // SAFETY: the node is `n` or below it in a shared environment, which the run cache
-        // keeps alive and unchanged until it is cleared, and the map with it; `n` outlives
-        // the reference.
-        unsafe { node.as_ref() }.map(|m| &m.slot)
+        let slot = found.unwrap_or_else(|| {
+            let p = n
+                .lookup(x)
+                .map_or(std::ptr::null(), |s| s as *const Slot<'m>);
+            c.lookups.borrow_mut().insert(key, p);
+            p
+        });
+        // SAFETY: the slot is in `n` or a node below it in a shared environment, which the
+        // run cache keeps alive and unchanged until it is cleared, and the map with it; `n`
+        // outlives the reference.
+        unsafe { slot.as_ref() }
     }
 
     /// The value in `slot`. A thunk of a shared environment whose evaluation reads nothing
@@ -199,8 +198,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 {
                     return Ok(v.clone());
                 }
-                let shared = match (&t.value, self.cache) {
-                    (Held::Memo(i), Some(c)) => {
+                // A shared thunk not known to be stable may still turn out steady.
+                let steady = match (&t.value, self.cache, t.key) {
+                    (Held::Memo(i), Some(c), None) => {
                         if let Some(Some(v)) = c.steady.borrow().get(*i as usize) {
                             return Ok(v.clone());
                         }
@@ -214,17 +214,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 self.touched.set(outer || varies);
                 let v = v?;
                 // Functions and procedures may hold lazy parts of the candidate: never kept.
-                let plain = !matches!(v, Value::Clo(_) | Value::Proc(_));
-                match (shared, t.key) {
-                    (Some((i, c)), None) if !varies && plain => {
-                        let mut steady = c.steady.borrow_mut();
-                        if steady.len() <= i as usize {
-                            steady.resize(i as usize + 1, None);
-                        }
-                        steady[i as usize] = Some(v.clone());
-                        return Ok(v);
-                    }
-                    _ => {}
+                if let Some((i, c)) = steady
+                    && !varies
+                    && !matches!(v, Value::Clo(_) | Value::Proc(_))
+                {
+                    set_at(&mut c.steady.borrow_mut(), i, v.clone());
+                    return Ok(v);
                 }
                 match &t.value {
                     Held::Own(cell) => *cell.borrow_mut() = Some(v.clone()),
@@ -243,12 +238,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     pub fn memo_set(&self, i: u32, v: Value<'m>) {
-        let mut memo = self.memo.borrow_mut();
-        let i = i as usize;
-        if memo.len() <= i {
-            memo.resize(i + 1, None);
-        }
-        memo[i] = Some(v);
+        set_at(&mut self.memo.borrow_mut(), i, v);
     }
 
     /// Forgets the memo slots from `i` on: a new `with` branch starts, and everything

@@ -7,7 +7,7 @@ use super::ast::*;
 use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
 use super::prune::bound::Bounds;
-use super::prune::{Coherence, Found, Pruner, Roots, Scan};
+use super::prune::{ALL, Coherence, Found, Pruner, Roots, Scan};
 use super::value::*;
 use super::{CheckKind, Failure, Verdict};
 use crate::rel::Rel;
@@ -509,6 +509,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 id,
                 po_and_loc: None,
             },
+            ALL,
         );
         let mut cur = k.0.clone();
         loop {

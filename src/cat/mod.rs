@@ -211,9 +211,9 @@ pub struct RunCache<'m> {
     /// Memo indices handed out so far.
     memos: std::cell::Cell<u32>,
     /// Where a name is bound as seen from a node of a shared environment, by (node, name):
-    /// the binding node, or null when the shared chain does not bind it. The nodes are the
-    /// `envs`' and live as long as they do.
-    lookups: std::cell::RefCell<rustc_hash::FxHashMap<(usize, Sym), *const value::EnvNode<'m>>>,
+    /// its slot, or null when the shared chain does not bind it. The nodes are the `envs`'
+    /// and live as long as they do.
+    lookups: std::cell::RefCell<rustc_hash::FxHashMap<(usize, Sym), *const value::Slot<'m>>>,
     /// Values of shared thunks, by memo index, that turned out not to read anything that
     /// varies between candidates (see `Ctx::force`).
     steady: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,

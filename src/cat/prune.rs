@@ -166,7 +166,7 @@ const RF: u8 = 2;
 const CO: u8 = 4;
 /// `(rf^-1; co) \ id`
 const FR: u8 = 8;
-const ALL: u8 = PO_LOC | RF | CO | FR;
+pub const ALL: u8 = PO_LOC | RF | CO | FR;
 
 /// The names the analysis starts from.
 pub struct Roots {
@@ -182,15 +182,14 @@ pub struct Roots {
     pub po_and_loc: Option<(Sym, Sym)>,
 }
 
-/// Reading the instructions that follow a `with`.
-pub struct Scan<'a, 'm> {
+/// Reading a model for a guard check: the instructions after a `with`, or the whole model.
+pub struct Scan<'m> {
     m: &'m super::Model,
     roots: Roots,
     /// Names rebound since the `with`, with what their value contains.
     cov: HashMap<Sym, u8>,
     /// What a check's relation must contain to be the guard.
     need: u8,
-    _a: std::marker::PhantomData<&'a ()>,
 }
 
 /// Whether every candidate whose `rf` has a read take its value from a write that follows
@@ -214,8 +213,8 @@ pub fn rejects_po_rf_cycles(m: &super::Model) -> bool {
             id,
             po_and_loc: Some((po, loc)),
         },
+        PO_LOC | RF,
     );
-    scan.need = PO_LOC | RF;
     for &f in &m.order {
         match scan.scan(&m.files[f].prog.body) {
             Found::Guard(_) => return true,
@@ -236,14 +235,14 @@ pub enum Found<'m> {
     More,
 }
 
-impl<'a, 'm> Scan<'a, 'm> {
-    pub fn new(m: &'m super::Model, roots: Roots) -> Self {
+impl<'m> Scan<'m> {
+    /// `need`: what a check's relation must contain ([`ALL`] at a `with`).
+    pub fn new(m: &'m super::Model, roots: Roots, need: u8) -> Self {
         Scan {
             m,
             roots,
             cov: HashMap::new(),
-            need: ALL,
-            _a: std::marker::PhantomData,
+            need,
         }
     }
 

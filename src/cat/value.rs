@@ -75,6 +75,19 @@ pub enum Held<'m> {
     Memo(u32),
 }
 
+impl<'m> EnvNode<'m> {
+    /// The slot of `name` in this node or the ones below it.
+    pub fn lookup(&self, name: Sym) -> Option<&Slot<'m>> {
+        let mut cur = self;
+        loop {
+            if cur.name == name {
+                return Some(&cur.slot);
+            }
+            cur = cur.next.0.as_deref()?;
+        }
+    }
+}
+
 impl<'m> Env<'m> {
     pub fn bind(&self, name: Sym, val: Value<'m>) -> Env<'m> {
         self.bind_slot(name, Slot::Val(val))
@@ -101,14 +114,7 @@ impl<'m> Env<'m> {
     }
 
     pub fn lookup(&self, name: Sym) -> Option<&Slot<'m>> {
-        let mut cur = &self.0;
-        while let Some(n) = cur {
-            if n.name == name {
-                return Some(&n.slot);
-            }
-            cur = &n.next.0;
-        }
-        None
+        self.0.as_deref()?.lookup(name)
     }
 }
 

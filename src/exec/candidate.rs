@@ -114,11 +114,7 @@ pub fn for_each(
     let mut st = Search {
         p,
         tr,
-        needs: &plan.needs,
-        later: &plan.later,
-        init: &plan.init,
-        observed: &plan.observed,
-        po_later_rf: plan.po_later_rf,
+        plan,
         prefix,
         admit,
         pick: Vec::with_capacity(nthreads),
@@ -132,11 +128,7 @@ pub fn for_each(
 struct Search<'a> {
     p: &'a Program<'a>,
     tr: &'a ThreadRuns,
-    needs: &'a [Vec<Needs>],
-    later: &'a [HashSet<Access>],
-    init: &'a HashSet<Access>,
-    observed: &'a [LocId],
-    po_later_rf: bool,
+    plan: &'a Plan,
     prefix: &'a [usize],
     admit: &'a dyn Fn(&[usize]) -> bool,
     pick: Vec<usize>,
@@ -148,14 +140,14 @@ struct Search<'a> {
 impl Search<'_> {
     /// Whether read `a` can still find a source.
     fn available(&self, a: &Access, t: usize, k: usize) -> bool {
-        self.init.contains(a)
-            || self.later[t + 1].contains(a)
-            || self.needs[t][k].writes.contains(a)
+        self.plan.init.contains(a)
+            || self.plan.later[t + 1].contains(a)
+            || self.plan.needs[t][k].writes.contains(a)
             || self
                 .pick
                 .iter()
                 .enumerate()
-                .any(|(u, &j)| self.needs[u][j].writes.contains(a))
+                .any(|(u, &j)| self.plan.needs[u][j].writes.contains(a))
     }
 
     fn dfs(&mut self, t: usize, f: &mut dyn FnMut(&Candidate) -> bool) -> bool {
@@ -179,7 +171,7 @@ impl Search<'_> {
             None => 0..self.tr.runs[t].len(),
         };
         for k in ks {
-            if !self.needs[t][k]
+            if !self.plan.needs[t][k]
                 .reads
                 .iter()
                 .all(|a| self.available(a, t, k))
@@ -269,13 +261,12 @@ impl Search<'_> {
     ) -> bool {
         let Search {
             p,
-            observed,
-            po_later_rf,
+            plan,
             visited,
             layout: memo,
             ..
         } = self;
-        let (p, observed, po_later_rf) = (*p, *observed, *po_later_rf);
+        let (p, observed, po_later_rf) = (*p, &plan.observed[..], plan.po_later_rf);
         let nloc = p.symbols.len();
         let layout = match memo {
             Some(l) if l.shapes == shapes => {

@@ -213,8 +213,9 @@ fn visit_part(
     // A filter that the registers of the runs chosen so far already falsify drops the
     // combination before its other threads, rf and final writes are enumerated. Not when
     // some run is cut by the unrolling bound: such candidates count for `Loop` first.
+    let filter = test.filter.as_ref().filter(|_| !runs.cut);
     let admit = |picks: &[usize]| -> bool {
-        let Some(flt) = test.filter.as_ref().filter(|_| !runs.cut) else {
+        let Some(flt) = filter else {
             return true;
         };
         let look = |l: &LocRef| -> Option<Value> {
