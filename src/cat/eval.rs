@@ -37,6 +37,27 @@ pub struct Ctx<'m, 'p> {
     /// The last closures computed (`r+` or `r*`, by the identity of `r`): the LKMM takes
     /// `hb*` three times and `pb*` twice from the same `hb` and `pb`.
     closures: RefCell<Vec<KeptClosure>>,
+    /// Set when the run bounds a subtree of candidates (see [`Upper`]).
+    upper: Option<Upper<'m>>,
+}
+
+/// A run that bounds a whole subtree of candidates at once (see [`super::Model::bound`]):
+/// `rf` holds every edge of every candidate of the subtree, and each value is a superset of
+/// its value in each of them. Operators are monotone but `A \ B` and `~A`: their operand
+/// must then be *exact*, the same in every candidate ([`Ctx::is_exact`]), or the bound falls
+/// back on a coarser one (`A`; the universe). Choices, matches, conditions and the tests a
+/// bound cannot settle need exact operands, or the run gives up ([`Ctx::lost`]).
+struct Upper<'m> {
+    /// Something could not be bounded: the subtree must be judged candidate by candidate.
+    lost: Cell<bool>,
+    /// Inside the evaluation of an exact value: computed as usual.
+    exact: Cell<u32>,
+    /// Acyclicity checks that failed on the bound but relate events of one location only:
+    /// left for [`super::Model::bound`] to settle location by location.
+    deferred: RefCell<Vec<&'m Test>>,
+    /// A run that only looks at one such check, on the events of one location: the check,
+    /// the events, and whether every time it ran its relation was acyclic on them.
+    probe: Option<(&'m Test, Set, Cell<bool>)>,
 }
 
 /// A relation, a closure operator (`+` or `*`), and the result.
@@ -85,7 +106,144 @@ impl<'m, 'p> Ctx<'m, 'p> {
             )),
             touched: Cell::new(false),
             closures: RefCell::new(Vec::new()),
+            upper: None,
         }
+    }
+
+    /// A run bounding a subtree of candidates, whose `rf` in `p` is the union of theirs;
+    /// with a `probe`, one that only looks at that check on those events.
+    pub fn upper(m: &'m Model, p: &'p Primitives<'p>, probe: Option<(&'m Test, Set)>) -> Self {
+        Ctx {
+            upper: Some(Upper {
+                lost: Cell::new(false),
+                exact: Cell::new(0),
+                deferred: RefCell::new(Vec::new()),
+                probe: probe.map(|(t, s)| (t, s, Cell::new(true))),
+            }),
+            ..Ctx::new(m, p, None)
+        }
+    }
+
+    /// Leaves a failed check to be settled location by location.
+    pub fn defer(&self, t: &'m Test) {
+        if let Some(u) = &self.upper {
+            let mut d = u.deferred.borrow_mut();
+            if !d.iter().any(|x| std::ptr::eq(*x, t)) {
+                d.push(t);
+            }
+        }
+    }
+
+    pub fn deferred(&self) -> Vec<&'m Test> {
+        self.upper
+            .as_ref()
+            .map_or_else(Vec::new, |u| u.deferred.borrow().clone())
+    }
+
+    /// The check a probing run looks at, the events it looks at, and whether it held so far.
+    pub fn probe(&self) -> Option<(&'m Test, &Set, &Cell<bool>)> {
+        let (t, s, ok) = self.upper.as_ref()?.probe.as_ref()?;
+        Some((*t, s, ok))
+    }
+
+    /// Bounding, outside an exact value.
+    pub fn bounding(&self) -> bool {
+        self.upper.as_ref().is_some_and(|u| u.exact.get() == 0)
+    }
+
+    /// Whether the bound was given up.
+    pub fn lost(&self) -> bool {
+        self.upper.as_ref().is_some_and(|u| u.lost.get())
+    }
+
+    /// Gives the bound up: the error stops the run, and the flag survives a `try`.
+    pub fn give_up(&self, pos: Pos, what: &str) -> CatError {
+        if let Some(u) = &self.upper {
+            u.lost.set(true);
+        }
+        self.err(
+            pos,
+            format!("{what} of a value that differs between candidates"),
+        )
+    }
+
+    /// Whether `e` has the same value in every candidate of the bounded subtree: every
+    /// name it reads is bound to an exact right-hand side or function of the model (see
+    /// [`super::stable`]), a tag, a built-in, or a primitive that does not vary.
+    pub fn is_exact(&self, env: &Env<'m>, e: &'m Expr) -> bool {
+        let mut ok = true;
+        super::parse::free_vars(e, &mut Vec::new(), &mut |x| {
+            ok = ok && self.name_exact(env, x);
+        });
+        ok
+    }
+
+    fn name_exact(&self, env: &Env<'m>, x: Sym) -> bool {
+        let addr = |p: *const ()| self.m.exact.contains(&(p as usize));
+        if self.m.bound[x.0 as usize]
+            && let Some(slot) = env.lookup(x)
+        {
+            return match slot {
+                Slot::Thunk(t) => addr(t.expr as *const Expr as *const ()),
+                Slot::Val(Value::Clo(c)) => addr(c.def as *const FunDef as *const ()),
+                Slot::Val(Value::Prim(b)) => *b != Builtin::DifferentValues,
+                Slot::Val(Value::Tag(..)) => true,
+                _ => false,
+            };
+        }
+        !super::stable::SUBTREE_VARYING.contains(&self.m.names.name(x))
+    }
+
+    /// `f` evaluated as usual: it computes an exact value.
+    fn exactly<T>(&self, f: impl FnOnce() -> T) -> T {
+        let Some(u) = self.upper.as_ref() else {
+            return f();
+        };
+        u.exact.set(u.exact.get() + 1);
+        let v = f();
+        u.exact.set(u.exact.get() - 1);
+        v
+    }
+
+    /// A lower bound of the relation `e` in every candidate of the bounded subtree: its
+    /// value when exact, the union of its operands' bounds for a union, its definition's
+    /// bound for a name; else the empty relation.
+    pub fn lower(&self, env: &Env<'m>, e: &'m Expr, depth: u32) -> R<Rel> {
+        if self.is_exact(env, e) {
+            let v = self.exactly(|| self.eval(env, e))?;
+            return Ok((*self.as_rel(&v, e.pos())?).clone());
+        }
+        let mut acc = Rel::empty(self.n);
+        if depth > 0 {
+            match e {
+                Expr::Op(_, Op2::Union, es) => {
+                    for a in es {
+                        acc.union_with(&self.lower(env, a, depth - 1)?);
+                    }
+                }
+                Expr::Var(_, x) if self.m.bound[x.0 as usize] => {
+                    if let Some(Slot::Thunk(t)) = env.lookup(*x) {
+                        return self.lower(&t.env, t.expr, depth - 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The value of `e`, which decides a match: given up unless exact in a bound.
+    fn exact_eval(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
+        self.need_exact(env, e, what)?;
+        self.eval(env, e)
+    }
+
+    /// Gives the bound up unless `e` is exact (it decides a choice, a match, a condition).
+    pub fn need_exact(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<()> {
+        if self.bounding() && !self.is_exact(env, e) {
+            return Err(self.give_up(e.pos(), what));
+        }
+        Ok(())
     }
 
     pub fn err(&self, pos: Pos, msg: impl Into<String>) -> CatError {
@@ -209,7 +367,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     _ => None,
                 };
                 let outer = self.touched.replace(false);
-                let v = self.eval(&t.env, t.expr);
+                let v = if self.bounding()
+                    && self.m.exact.contains(&(t.expr as *const Expr as usize))
+                {
+                    self.exactly(|| self.eval(&t.env, t.expr))
+                } else {
+                    self.eval(&t.env, t.expr)
+                };
                 let varies = self.touched.get();
                 self.touched.set(outer || varies);
                 let v = v?;
@@ -416,7 +580,23 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 self.add(*pos, a, b)
             }
             Expr::App(pos, f, a) => {
+                if self.bounding() && self.is_exact(env, e) {
+                    return self.exactly(|| self.eval(env, e));
+                }
                 let f = self.eval(env, f)?;
+                if self.bounding() {
+                    match &f {
+                        Value::Prim(Builtin::Domain | Builtin::Range) => {}
+                        // The pairs of its argument that hold different values: the
+                        // argument bounds them.
+                        Value::Prim(Builtin::DifferentValues) => {
+                            let v = self.eval(env, a)?;
+                            return Ok(Value::Rel(self.as_rel(&v, a.pos())?));
+                        }
+                        Value::Clo(c) if self.m.native(c.def).is_none() => {}
+                        _ => return Err(self.give_up(*pos, "a native function")),
+                    }
+                }
                 let a = self.eval(env, a)?;
                 self.apply(*pos, &f, a)
             }
@@ -428,7 +608,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 Some(env2) => self.eval(&env2, body),
                 None => Err(self.err(*pos, "check failed in recursive binding")),
             },
-            Expr::Match(pos, a, cls, d) => match self.eval(env, a)? {
+            Expr::Match(pos, a, cls, d) => match self.exact_eval(env, a, "a match")? {
                 Value::Tag(_, s) => {
                     for (t, c) in cls {
                         if t == s {
@@ -447,12 +627,19 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     format!("matching on non-tag value of type '{}'", v.type_name()),
                 )),
             },
-            Expr::MatchSet(pos, a, em, cl) => self.match_set(env, *pos, a, em, cl),
+            Expr::MatchSet(pos, a, em, cl) => {
+                self.need_exact(env, a, "a match")?;
+                self.match_set(env, *pos, a, em, cl)
+            }
             Expr::Try(_, a, b) => match self.eval(env, a) {
                 Ok(v) => Ok(v),
                 Err(_) => self.eval(env, b),
             },
             Expr::If(pos, c, a, b) => {
+                if let Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) = &**c {
+                    self.need_exact(env, x, "a condition")?;
+                    self.need_exact(env, y, "a condition")?;
+                }
                 if self.cond(env, *pos, c)? {
                     self.eval(env, a)
                 } else {
@@ -513,6 +700,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
             };
         }
         let v = self.eval(env, a)?;
+        if op == Op1::Comp && self.bounding() && !self.is_exact(env, a) {
+            // The complement of a bound bounds nothing: the universe does.
+            return match v {
+                Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Unv),
+                _ => Err(self.give_up(pos, "the complement")),
+            };
+        }
         let bad = |v: &Value| {
             self.err(
                 a.pos(),
@@ -735,6 +929,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
         // Nothing to remove from: `b` is not computed (the LKMM's race relations, say, in a
         // test without plain accesses).
         if is_empty_value(&v1) {
+            return Ok(v1);
+        }
+        // `A \ B` is within `A`.
+        if self.bounding() && !self.is_exact(env, b) {
             return Ok(v1);
         }
         let v2 = Self::tag2set(self.eval(env, b)?);
@@ -978,6 +1176,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
         };
         if vals.is_empty() {
             return Ok(Some(add_funs(env)));
+        }
+        // Iterating bounds from empty ones bounds the least fixpoint when each step is
+        // monotone in the variables.
+        if self.bounding() {
+            let group: Vec<Sym> = vals.iter().flat_map(|b| b.pat.vars()).flatten().collect();
+            if !vals.iter().all(|b| monotone_in(&b.expr, &group)) {
+                return Err(self.give_up(pos, "a recursive definition"));
+            }
         }
         let vars: Vec<Vec<Option<Sym>>> = vals.iter().map(|b| b.pat.vars()).collect();
         let mut cur: Vec<Value<'m>> = vals
@@ -1259,4 +1465,23 @@ fn is_empty_value(v: &Value) -> bool {
         Value::Set(s) => s.is_empty(),
         _ => false,
     }
+}
+
+/// Whether `e` is built from the names in `group` by monotone operators only (no
+/// difference or complement of them, nor a function, match or condition applied to them).
+fn monotone_in(e: &Expr, group: &[Sym]) -> bool {
+    let mentions = |a: &Expr| {
+        let mut any = false;
+        super::parse::free_vars(a, &mut Vec::new(), &mut |x| any = any || group.contains(&x));
+        any
+    };
+    let ok = match e {
+        Expr::Op(_, Op2::Diff, es) => !mentions(&es[1]),
+        Expr::Op1(_, Op1::Comp, a) => !mentions(a),
+        Expr::App(..) | Expr::Match(..) | Expr::MatchSet(..) | Expr::If(..) => !mentions(e),
+        _ => true,
+    };
+    let mut all = ok;
+    e.for_each_child(&mut |c| all = all && monotone_in(c, group));
+    all
 }

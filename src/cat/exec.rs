@@ -175,6 +175,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 }
             },
             Ins::Match(pos, e, cls, d) => {
+                cx.need_exact(&st.env, e, "a match")?;
                 let v = cx.eval(&st.env, e)?;
                 let Value::Tag(_, s) = v else {
                     return Err(cx.err(
@@ -195,7 +196,32 @@ impl<'m> Runner<'_, 'm, '_> {
                 }
             }
             Ins::Test(t, ty) => {
+                if let Some((probed, events, acyclic)) = cx.probe() {
+                    if !std::ptr::eq(probed, t) {
+                        return Ok(Step::Next(k));
+                    }
+                    let r = cx.as_rel(&cx.eval(&st.env, &t.expr)?, t.pos)?;
+                    let on = r.restrict_domain(events).restrict_range(events);
+                    acyclic.set(acyclic.get() && on.is_acyclic());
+                    return Ok(Step::Done(true));
+                }
                 let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
+                // A bound settles a test where the bounded relation passes it (`acyclic`,
+                // `empty`, `irreflexive` then hold in every candidate); else only an exact
+                // relation does, or, for an acyclicity check within locations, the check
+                // again on each location's choices (see `Model::bound`).
+                let holds = ok != t.negated;
+                if cx.bounding() && !holds && !cx.is_exact(&st.env, &t.expr) {
+                    if *ty == TestType::Check
+                        && t.kind == TestKind::Acyclic
+                        && !t.negated
+                        && self.within_locations(&st.env, t)?
+                    {
+                        cx.defer(t);
+                        return Ok(Step::Next(k));
+                    }
+                    return Err(cx.give_up(t.pos, "a test"));
+                }
                 match (ok, ty) {
                     (true, TestType::Flag) => {
                         if let Some(n) = &t.name {
@@ -250,6 +276,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 st.env = self.define(st, i, |env| env.bind(*name, cx.m.enum_value(*name)))?;
             }
             Ins::Forall(pos, x, e, body) => {
+                cx.need_exact(&st.env, e, "a forall")?;
                 let elems = match cx.eval(&st.env, e)? {
                     Value::Empty => Rc::new(Vec::new()),
                     Value::ValSet(s) => s,
@@ -267,7 +294,33 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Next(k.push(f)));
             }
             Ins::WithFrom(_, x, e) => {
+                if cx.bounding() && !cx.is_exact(&st.env, e) {
+                    let fs = self.bounded_orders(&st.env, e)?;
+                    let b = self.binder(st, i, *x)?;
+                    return self.branches(st, &b, k, &fs, None);
+                }
                 let v = match cx.choices_cached(&st.env, e)? {
+                    // A bound runs every branch: only a few.
+                    Choices::Product(fs)
+                        if cx.bounding()
+                            && fs
+                                .iter()
+                                .try_fold(1usize, |a, f| a.checked_mul(f.len()))
+                                .is_none_or(|b| b > BOUNDED_BRANCHES) =>
+                    {
+                        return Err(cx.give_up(e.pos(), "too many branches"));
+                    }
+                    Choices::Orders(classes, base) if cx.bounding() => {
+                        let fs = bounded_build(&classes, &base)
+                            .ok_or_else(|| cx.give_up(e.pos(), "too many branches"))?;
+                        let b = self.binder(st, i, *x)?;
+                        return self.branches(st, &b, k, &fs, None);
+                    }
+                    Choices::Val(Value::ValSet(s))
+                        if cx.bounding() && s.len() > BOUNDED_BRANCHES =>
+                    {
+                        return Err(cx.give_up(e.pos(), "too many branches"));
+                    }
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
                         let mut pruner = self.pruner(&st.env, *x, &k);
@@ -442,10 +495,56 @@ impl<'m> Runner<'_, 'm, '_> {
         res.map(Step::Done)
     }
 
+    /// Whether the check's relation only relates events of the same location.
+    fn within_locations(&self, env: &Env<'m>, t: &'m Test) -> R<bool> {
+        let cx = self.cx;
+        let r = cx.as_rel(&cx.eval(env, &t.expr)?, t.pos)?;
+        Ok(cx.p.rels.get("loc").is_some_and(|loc| r.is_subset(loc)))
+    }
+
+    /// The choices of `with x from coherence-orders(S, base)` in every candidate of a
+    /// bounded subtree where `base` differs between them but `S` does not: the orders
+    /// extending a lower bound of `base` when each of them extends its upper bound too
+    /// (then every candidate has exactly these); else the bound is given up.
+    fn bounded_orders(&self, env: &Env<'m>, e: &'m Expr) -> R<Vec<Vec<Rc<Rel>>>> {
+        let cx = self.cx;
+        let lost = || cx.give_up(e.pos(), "a choice");
+        let Expr::App(_, _, a) = e else {
+            return Err(lost());
+        };
+        let Expr::Op(_, Op2::Tuple, parts) = &**a else {
+            return Err(lost());
+        };
+        let [set, base] = &parts[..] else {
+            return Err(lost());
+        };
+        cx.need_exact(env, set, "a choice")?;
+        let Choices::Orders(classes, upper) = cx.choices(env, e)? else {
+            return Err(lost());
+        };
+        if *cx.as_rel(&cx.eval(env, base)?, base.pos())? != *upper {
+            return Err(lost());
+        }
+        let lower = cx.lower(env, base, 16)?;
+        let fs = bounded_build(&classes, &lower).ok_or_else(lost)?;
+        for (c, f) in classes.iter().zip(&fs) {
+            let up = super::builtins::lin_base(&upper, c);
+            if !f.iter().all(|o| up.is_subset(o)) {
+                return Err(lost());
+            }
+        }
+        Ok(fs)
+    }
+
     /// What drops the per-location orders that would make a later check fail: the
     /// SC-per-location check (see [`super::prune`]) and the lower bounds of the others (see
     /// [`super::prune::bound`]).
     fn pruner<'a>(&'a self, env: &'a Env<'m>, x: Sym, k: &'a Kont<'m>) -> Pruner<'a, 'm, 'a> {
+        // Bounds of later checks are no lower bounds when rf is a bound itself: a subtree
+        // is bounded with every branch.
+        if self.cx.bounding() {
+            return Pruner::new(Box::new(|| None), Box::new(|| None));
+        }
         let coherence = Box::new(move || self.coherence(env, x, k));
         let bounds = Box::new(move || {
             let mut seqs = Vec::new();
@@ -541,6 +640,36 @@ impl<'m> Runner<'_, 'm, '_> {
         let v = self.verdict(st, Some(f));
         Ok(Step::Done((self.report)(v)))
     }
+}
+
+/// How many branches a bounded run may take, in all, at one `with`.
+const BOUNDED_BRANCHES: usize = 64;
+
+/// For each class, the orders extending `base`, unless that makes more than
+/// [`BOUNDED_BRANCHES`] branches (or takes long to find out).
+fn bounded_build(classes: &[crate::rel::Set], base: &Rel) -> Option<Vec<Vec<Rc<Rel>>>> {
+    let mut fs = Vec::with_capacity(classes.len());
+    let mut total = 1usize;
+    for s in classes {
+        let mut steps = 0;
+        let orders = super::builtins::lin_base(base, s).linearisations_pruned(s, |_| {
+            steps += 1;
+            steps <= 64 * BOUNDED_BRANCHES
+        });
+        if steps > 64 * BOUNDED_BRANCHES {
+            return None;
+        }
+        total = total.saturating_mul(orders.len());
+        if total > BOUNDED_BRANCHES {
+            return None;
+        }
+        let none = orders.is_empty();
+        fs.push(orders.into_iter().map(Rc::new).collect());
+        if none {
+            break;
+        }
+    }
+    Some(fs)
 }
 
 enum Step<'m> {

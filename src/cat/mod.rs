@@ -60,6 +60,15 @@ pub struct Named<'a, T> {
     own: Vec<(String, T)>,
 }
 
+impl<T: Clone> Clone for Named<'_, T> {
+    fn clone(&self) -> Self {
+        Named {
+            base: self.base,
+            own: self.own.clone(),
+        }
+    }
+}
+
 /// The shared layer of [`Named`].
 pub type NameMap<T> = HashMap<String, T, rustc_hash::FxBuildHasher>;
 
@@ -80,6 +89,23 @@ impl<'a, T> Named<'a, T> {
     }
     pub fn contains_key(&self, name: &str) -> bool {
         self.get(name).is_some()
+    }
+    /// The same names, `name` bound to `v`.
+    pub fn with(&self, name: &str, v: T) -> Named<'a, T>
+    where
+        T: Clone,
+    {
+        let mut own: Vec<(String, T)> = self
+            .own
+            .iter()
+            .filter(|(k, _)| k != name)
+            .cloned()
+            .collect();
+        own.push((name.to_string(), v));
+        Named {
+            base: self.base,
+            own,
+        }
     }
     /// Every name, this candidate's first.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
@@ -180,6 +206,9 @@ pub struct Model {
     /// Checks and `with` choices that are the same for runs of one shape (see [`stable`]).
     stable_tests: rustc_hash::FxHashSet<usize>,
     stable_withs: rustc_hash::FxHashSet<usize>,
+    /// Right-hand sides (and functions) that do not depend on what varies inside a subtree
+    /// of candidates that [`Model::bound`] judges at once (see [`stable::SUBTREE_VARYING`]).
+    exact: rustc_hash::FxHashSet<usize>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
@@ -292,6 +321,7 @@ impl Model {
             cache_keys: Default::default(),
             stable_tests: Default::default(),
             stable_withs: Default::default(),
+            exact: Default::default(),
             varying: Vec::new(),
             po_rf_guard: false,
         };
@@ -434,10 +464,11 @@ impl Model {
             .iter()
             .flat_map(|f| native::find(&f.path, &f.prog.body, name))
             .collect();
-        let st = stable::stable_parts(self);
+        let st = stable::stable_parts(self, stable::VARYING_PRIMITIVES);
         self.cache_keys = st.bindings;
         self.stable_tests = st.tests;
         self.stable_withs = st.withs;
+        self.exact = stable::stable_parts(self, stable::SUBTREE_VARYING).exact;
         self.varying = (0..self.names.len())
             .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
             .collect();
@@ -530,15 +561,128 @@ impl Model {
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
         let cx = eval::Ctx::new(self, p, cache);
-        let progs: Vec<&[Ins]> = self
-            .order
-            .iter()
-            .map(|&i| &self.files[i].prog.body[..])
-            .collect();
+        let progs = self.programs();
         let mut r = exec::Runner { cx: &cx, report };
         r.run_all(&progs)?;
         Ok(())
     }
+}
+
+/// What every candidate of a subtree gets from the model, when [`Model::bound`] can tell:
+/// the flags of each branch, all consistent.
+pub type Bound = Vec<Vec<String>>;
+
+impl Model {
+    /// Judges at once the candidates of a subtree that differ only in `rf` (and the values
+    /// their reads return), `p` holding the union of their `rf`: `Some` when every branch
+    /// of every one of them is consistent, with the flags of each branch, the same in
+    /// every candidate. `None` when the bound cannot tell: some check fails on the union,
+    /// or a choice, a test or a condition depends on what differs (see `eval::Upper`).
+    ///
+    /// An acyclicity check within locations (SC per location) fails on the union as soon
+    /// as a read has two sources: `r -fr-> w -rf-> r` mixes two candidates. It is settled
+    /// location by location instead: for each way the reads of one location may choose
+    /// (the others keeping the union), the check's relation has no cycle on that
+    /// location's events. In every candidate, its relation is within these, location by
+    /// location, and a cycle stays on one location.
+    pub fn bound(&self, p: &Primitives) -> Option<Bound> {
+        let progs = self.programs();
+        let cx = eval::Ctx::upper(self, p, None);
+        let mut branches = Vec::new();
+        let mut consistent = true;
+        let mut report = |v: Verdict| {
+            consistent &= v.failed.is_none();
+            branches.push(v.flags);
+            consistent
+        };
+        let ran = exec::Runner {
+            cx: &cx,
+            report: &mut report,
+        }
+        .run_all(&progs);
+        if ran.is_err() || !consistent || cx.lost() {
+            return None;
+        }
+        let rf = p.rels.get("rf")?;
+        for t in cx.deferred() {
+            for (events, choices) in location_choices(p, rf)? {
+                for rf in choices {
+                    let q = Primitives {
+                        rels: p.rels.with("rf", rf),
+                        sets: p.sets.clone(),
+                        ..*p
+                    };
+                    let probe = eval::Ctx::upper(self, &q, Some((t, events.clone())));
+                    let ran = exec::Runner {
+                        cx: &probe,
+                        report: &mut |_| true,
+                    }
+                    .run_all(&progs);
+                    let held = probe.probe().is_some_and(|(_, _, ok)| ok.get());
+                    if ran.is_err() || probe.lost() || !held {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(branches)
+    }
+
+    /// The files run in order.
+    fn programs(&self) -> Vec<&[Ins]> {
+        self.order
+            .iter()
+            .map(|&i| &self.files[i].prog.body[..])
+            .collect()
+    }
+}
+
+/// Ways of choosing the reads of one location beyond this many are not tried one by one.
+const LOCATION_CHOICES: usize = 64;
+
+/// For each location: its events, and every `rf` in which its reads take one source each
+/// (the other reads keep theirs).
+fn location_choices(p: &Primitives, rf: &Rel) -> Option<Vec<(Set, Vec<Rel>)>> {
+    let n = p.n;
+    let mut out: Vec<(Set, Vec<Rel>)> = Vec::new();
+    let mut done: Vec<&Value> = Vec::new();
+    for e in 0..n {
+        let Some(loc) = p.events[e].loc.as_ref() else {
+            continue;
+        };
+        if done.contains(&loc) {
+            continue;
+        }
+        done.push(loc);
+        let events = Set::from_iter(n, (0..n).filter(|&e| p.events[e].loc.as_ref() == Some(loc)));
+        let reads: Vec<(usize, Vec<usize>)> = events
+            .iter()
+            .filter(|&e| p.events[e].kind == Kind::Read)
+            .map(|e| (e, (0..n).filter(|&w| rf.contains(w, e)).collect::<Vec<_>>()))
+            .filter(|(_, ws)| ws.len() > 1)
+            .collect();
+        // A location whose reads have one source each is looked at once, as it is.
+        let mut choices = vec![rf.clone()];
+        for (e, ws) in &reads {
+            let mut next = Vec::new();
+            for c in &choices {
+                for &w in ws {
+                    let mut c = c.clone();
+                    for x in ws {
+                        c.remove(*x, *e);
+                    }
+                    c.insert(w, *e);
+                    next.push(c);
+                }
+            }
+            if next.len() > LOCATION_CHOICES {
+                return None;
+            }
+            choices = next;
+        }
+        out.push((events, choices));
+    }
+    Some(out)
 }
 
 fn mark(x: &Option<Sym>, bound: &mut [bool]) {

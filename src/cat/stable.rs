@@ -20,6 +20,8 @@ pub const VARYING_PRIMITIVES: &[&str] = &["rf", "FW", "different-values"];
 
 struct Walk<'a> {
     m: &'a Model,
+    /// The primitives that vary.
+    prims: &'a [&'a str],
     /// Per name bound so far: whether its value may vary.
     varying: FxHashMap<Sym, bool>,
     out: Stable,
@@ -35,11 +37,21 @@ pub struct Stable {
     pub tests: rustc_hash::FxHashSet<usize>,
     /// `with x from e` whose choices are the same, by the address of `e`.
     pub withs: rustc_hash::FxHashSet<usize>,
+    /// Right-hand sides of every form (and the functions they define) whose value is the
+    /// same, by address: what [`super::eval::Ctx`] calls exact when it bounds a subtree of
+    /// candidates (see `Ctx::is_exact`).
+    pub exact: rustc_hash::FxHashSet<usize>,
 }
 
-pub fn stable_parts(m: &Model) -> Stable {
+/// Primitives that differ between the candidates of a subtree that [`super::Model::bound`]
+/// judges at once: their runs have the same shapes and their final writes are the same.
+pub const SUBTREE_VARYING: &[&str] = &["rf", "different-values"];
+
+/// What stays the same when only the primitives `prims` vary.
+pub fn stable_parts(m: &Model, prims: &[&str]) -> Stable {
     let mut w = Walk {
         m,
+        prims,
         varying: FxHashMap::default(),
         out: Stable::default(),
         stopped: false,
@@ -54,7 +66,7 @@ impl Walk<'_> {
     fn name_varies(&self, x: Sym) -> bool {
         match self.varying.get(&x) {
             Some(&v) => v,
-            None => VARYING_PRIMITIVES.contains(&self.m.names.name(x)),
+            None => self.prims.contains(&self.m.names.name(x)),
         }
     }
 
@@ -70,6 +82,13 @@ impl Walk<'_> {
         }
     }
 
+    fn exact(&mut self, e: &Expr) {
+        self.out.exact.insert(e as *const Expr as usize);
+        if let Expr::Fun(f) = e {
+            self.out.exact.insert(&**f as *const _ as usize);
+        }
+    }
+
     fn walk(&mut self, body: &[Ins]) {
         for i in body {
             if self.stopped {
@@ -82,6 +101,9 @@ impl Walk<'_> {
                         .map(|b| self.varies(&b.expr, &mut Vec::new()))
                         .collect();
                     for (b, &v) in bds.iter().zip(&vs) {
+                        if !v {
+                            self.exact(&b.expr);
+                        }
                         // Only bindings the runner makes lazily (see `Ctx::bind_all`).
                         let lazy =
                             !matches!(b.expr, Expr::Var(..) | Expr::Fun(_) | Expr::EmptyRel(_));
@@ -99,6 +121,9 @@ impl Walk<'_> {
                         bds.iter().flat_map(|b| b.pat.vars()).flatten().collect();
                     let v = bds.iter().any(|b| self.varies(&b.expr, &mut group));
                     bds.iter().for_each(|b| self.set(&b.pat, v));
+                    if !v {
+                        bds.iter().for_each(|b| self.exact(&b.expr));
+                    }
                 }
                 Ins::WithFrom(_, x, e) => {
                     if !self.varies(e, &mut Vec::new()) {

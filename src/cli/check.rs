@@ -129,6 +129,11 @@ pub fn run(a: &CheckArgs) -> i32 {
         unroll: a.unroll,
         speedcheck: a.speedcheck,
         deadline: None,
+        bound_min: if a.no_bound {
+            0
+        } else {
+            Options::default().bound_min
+        },
     };
     let timeout = a.timeout.map(Duration::from_secs_f64);
     // A progress bar for long batches, on a terminal only (never in piped or CI output).

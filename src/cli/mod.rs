@@ -99,6 +99,10 @@ pub struct CheckArgs {
     /// Stop at the first execution that settles the condition.
     #[arg(long)]
     pub speedcheck: bool,
+    /// Judge every candidate on its own, never a whole subtree of them at once by a bound
+    /// of the model (the answers are the same; for comparisons).
+    #[arg(long)]
+    pub no_bound: bool,
     /// Explain forbidden outcomes: the axiom and the cycle that rule them out.
     #[arg(long)]
     pub explain: bool,
@@ -170,6 +174,7 @@ fn plain_check(args: &[String]) -> Option<CheckArgs> {
         jobs: None,
         timeout: None,
         speedcheck: false,
+        no_bound: false,
         explain: false,
         graph: None,
         svg: false,

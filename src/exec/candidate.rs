@@ -3,10 +3,11 @@
 
 use super::program::Program;
 use super::threads::ThreadRuns;
-use crate::cat::{EventInfo, NameMap, Named, Primitives};
+use crate::cat::{Bound, EventInfo, NameMap, Named, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, LocId, ThreadExec, Value};
 use rustc_hash::FxHashSet as HashSet;
+use std::rc::Rc;
 
 /// One candidate, as handed to the model and to the outcome.
 pub struct Candidate<'a> {
@@ -92,6 +93,19 @@ impl Plan {
     }
 }
 
+/// Judges a whole subtree of candidates at once (see [`crate::cat::Model::bound`]): given
+/// a candidate whose `rf` is the union of theirs, what each of them gets, when it can tell.
+pub struct Bounder<'a> {
+    pub bound: &'a dyn Fn(&Candidate) -> Option<Bound>,
+    /// Subtrees of fewer combinations of runs than this are not tried.
+    pub min: usize,
+}
+
+/// How many subtrees may fail to be bounded before the search stops trying, beyond
+/// [`TRIES_PER_WIN`] per one that was.
+const FREE_TRIES: usize = 24;
+const TRIES_PER_WIN: usize = 8;
+
 /// Call `f` on every candidate until it returns false. Returns how many were visited.
 ///
 /// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
@@ -99,13 +113,17 @@ impl Plan {
 /// still to choose can write.
 /// Only the combinations whose first threads take the runs listed in `prefix` are visited,
 /// and only those whose runs so far (`admit` sees the runs of threads 0..=t) it admits.
+/// With a `bounder`, a subtree whose threads still to choose have runs of one shape each
+/// is first bounded at once; when that tells, `f` gets its candidates with what the bound
+/// says of them.
 pub fn for_each(
     p: &Program,
     tr: &ThreadRuns,
     plan: &Plan,
     prefix: &[usize],
     admit: &dyn Fn(&[usize]) -> bool,
-    f: &mut dyn FnMut(&Candidate) -> bool,
+    bounder: Option<&Bounder>,
+    f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
 ) -> usize {
     let nthreads = tr.runs.len();
     if tr.runs.iter().any(|r| r.is_empty()) {
@@ -120,6 +138,10 @@ pub fn for_each(
         pick: Vec::with_capacity(nthreads),
         visited: 0,
         layout: None,
+        bounder,
+        bounded: None,
+        tries: 0,
+        wins: 0,
     };
     st.dfs(0, f);
     st.visited
@@ -135,6 +157,12 @@ struct Search<'a> {
     visited: usize,
     /// The layout of the last combination.
     layout: Option<Layout>,
+    bounder: Option<&'a Bounder<'a>>,
+    /// What the bound of the subtree being visited says of its candidates.
+    bounded: Option<Rc<Bound>>,
+    /// Subtrees tried, and bounded.
+    tries: usize,
+    wins: usize,
 }
 
 impl Search<'_> {
@@ -150,7 +178,7 @@ impl Search<'_> {
                 .any(|(u, &j)| self.plan.needs[u][j].writes.contains(a))
     }
 
-    fn dfs(&mut self, t: usize, f: &mut dyn FnMut(&Candidate) -> bool) -> bool {
+    fn dfs(&mut self, t: usize, f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool) -> bool {
         if t == self.tr.runs.len() {
             let runs: Vec<&ThreadExec> = self
                 .pick
@@ -170,6 +198,7 @@ impl Search<'_> {
             Some(&k) => k..k + 1,
             None => 0..self.tr.runs[t].len(),
         };
+        let outer = self.bounded.is_none() && t >= self.prefix.len() && self.bound_here(t);
         for k in ks {
             if !self.plan.needs[t][k]
                 .reads
@@ -189,6 +218,82 @@ impl Search<'_> {
                 return false;
             }
         }
+        if outer {
+            self.bounded = None;
+        }
+        true
+    }
+
+    /// Tries to bound the subtree below the runs picked for the threads before `t`.
+    fn bound_here(&mut self, t: usize) -> bool {
+        let Some(b) = self.bounder else {
+            return false;
+        };
+        let tr = self.tr;
+        let rest = &tr.runs[t..];
+        let size = rest
+            .iter()
+            .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
+            .unwrap_or(usize::MAX);
+        let one_shape = |u: usize| tr.shapes[u].iter().all(|&s| s == tr.shapes[u][0]);
+        if size < b.min
+            || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins
+            || !(t..tr.runs.len()).all(one_shape)
+            || rest.iter().flatten().any(|r| r.cut)
+        {
+            return false;
+        }
+        self.tries += 1;
+        // The threads still to choose, each represented by its first run.
+        let picked = |u: usize| self.pick.get(u).copied().unwrap_or(0);
+        let runs: Vec<&ThreadExec> = (0..tr.runs.len()).map(|u| &tr.runs[u][picked(u)]).collect();
+        let shapes: Vec<u32> = (0..tr.runs.len())
+            .map(|u| tr.shapes[u][picked(u)])
+            .collect();
+        // Every value each event may hold in the subtree.
+        let mut values: Vec<Vec<Option<Value>>> = Vec::new();
+        for (u, r) in tr.runs.iter().enumerate() {
+            for k in 0..runs[u].events.len() {
+                let mut vs: Vec<Option<Value>> = match self.pick.get(u) {
+                    Some(_) => vec![runs[u].events[k].val],
+                    None => r.iter().map(|x| x.events[k].val).collect(),
+                };
+                vs.sort();
+                vs.dedup();
+                values.push(vs);
+            }
+        }
+        let (p, plan) = (self.p, self.plan);
+        let layout = Layout::cached(&mut self.layout, p, &runs, &shapes, plan.po_later_rf);
+        let nloc = layout.events.len() - values.len();
+        let vals = |i: usize| -> &[Option<Value>] {
+            match i.checked_sub(nloc) {
+                Some(j) => &values[j],
+                None => std::slice::from_ref(&layout.events[i].val),
+            }
+        };
+        let share = |a: usize, b: usize| vals(a).iter().any(|v| vals(b).contains(v));
+        let Some(reads) = layout.sources(share) else {
+            return false;
+        };
+        // The final writes must be the same throughout.
+        let finals = layout.finals(p, &runs, &plan.observed);
+        if finals.iter().any(|(_, ws)| ws.len() > 1) {
+            return false;
+        }
+        let mut rf = Rel::empty(layout.events.len());
+        for (r, srcs) in &reads {
+            for &w in srcs {
+                rf.insert(w, *r);
+            }
+        }
+        let pick = vec![0; finals.len()];
+        let c = layout.candidate(p, &finals, &pick, rf, &runs);
+        let Some(bound) = (b.bound)(&c) else {
+            return false;
+        };
+        self.wins += 1;
+        self.bounded = Some(Rc::new(bound));
         true
     }
 }
@@ -201,10 +306,13 @@ struct Layout {
     events: Vec<EventInfo>,
     offsets: Vec<usize>,
     base: Base,
+    /// Each read, with the writes to its location (but those after it in program order,
+    /// unless a read may take its value from them): its rf sources, values aside.
+    writes: Vec<(usize, Vec<usize>)>,
 }
 
 impl Layout {
-    fn of(p: &Program, runs: &[&ThreadExec], shapes: &[u32]) -> Layout {
+    fn of(p: &Program, runs: &[&ThreadExec], shapes: &[u32], po_later_rf: bool) -> Layout {
         let nloc = p.symbols.len();
         // The initial writes first, then each thread's events in order.
         let mut events: Vec<EventInfo> = (0..nloc)
@@ -233,11 +341,23 @@ impl Layout {
             }
         }
         let base = base_primitives(p, &events, &instr, runs, &offsets);
+        let po = base.1.get("po").filter(|_| !po_later_rf);
+        let writes = (0..events.len())
+            .filter(|&i| events[i].kind == Kind::Read)
+            .map(|i| {
+                let ws = (0..events.len())
+                    .filter(|&j| events[j].kind == Kind::Write && events[j].loc == events[i].loc)
+                    .filter(|&j| po.is_none_or(|po| !po.contains(i, j)))
+                    .collect();
+                (i, ws)
+            })
+            .collect();
         Layout {
             shapes: shapes.to_vec(),
             events,
             offsets,
             base,
+            writes,
         }
     }
 
@@ -251,61 +371,46 @@ impl Layout {
     }
 }
 
-impl Search<'_> {
-    /// All candidates of one combination of runs; false when `f` asked to stop.
-    fn combo(
-        &mut self,
+impl Layout {
+    /// The layout of `runs`, from `memo` when its shapes are the same.
+    fn cached<'l>(
+        memo: &'l mut Option<Layout>,
+        p: &Program,
         runs: &[&ThreadExec],
         shapes: &[u32],
-        f: &mut dyn FnMut(&Candidate) -> bool,
-    ) -> bool {
-        let Search {
-            p,
-            plan,
-            visited,
-            layout: memo,
-            ..
-        } = self;
-        let (p, observed, po_later_rf) = (*p, &plan.observed[..], plan.po_later_rf);
-        let nloc = p.symbols.len();
-        let layout = match memo {
-            Some(l) if l.shapes == shapes => {
-                l.set_values(runs);
-                l
-            }
-            _ => memo.insert(Layout::of(p, runs, shapes)),
-        };
-        let Layout {
-            events,
-            offsets,
-            base,
-            shapes,
-        } = &*layout;
-        let n = events.len();
-
-        // rf sources of each read: writes to the same location with the value it read.
-        let po = base.1.get("po").filter(|_| !po_later_rf);
-        let mut reads: Vec<(usize, Vec<usize>)> = Vec::new();
-        for (i, e) in events.iter().enumerate() {
-            if e.kind != Kind::Read {
-                continue;
-            }
-            let srcs: Vec<usize> = events
-                .iter()
-                .enumerate()
-                .filter(|(_, w)| w.kind == Kind::Write && w.loc == e.loc && w.val == e.val)
-                .map(|(j, _)| j)
-                .filter(|&j| po.is_none_or(|po| !po.contains(i, j)))
-                .collect();
-            if srcs.is_empty() {
-                return true;
-            }
-            reads.push((i, srcs));
+        po_later_rf: bool,
+    ) -> &'l Layout {
+        if memo.as_ref().is_none_or(|l| l.shapes != shapes) {
+            *memo = Some(Layout::of(p, runs, shapes, po_later_rf));
         }
+        let l = memo.as_mut().expect("just set");
+        l.set_values(runs);
+        l
+    }
 
-        // Final-write choices of each observed location: the po-last writes of each thread,
-        // or the initial write when no thread writes it.
-        let mut finals: Vec<(LocId, Vec<usize>)> = Vec::new();
+    /// The rf sources of each read: the writes it may read from ([`Layout::writes`]) with
+    /// a value it may read (`share`). `None` when a read has none.
+    fn sources(&self, share: impl Fn(usize, usize) -> bool) -> Option<Vec<(usize, Vec<usize>)>> {
+        let mut reads = Vec::with_capacity(self.writes.len());
+        for (i, ws) in &self.writes {
+            let srcs: Vec<usize> = ws.iter().copied().filter(|&j| share(*i, j)).collect();
+            if srcs.is_empty() {
+                return None;
+            }
+            reads.push((*i, srcs));
+        }
+        Some(reads)
+    }
+
+    /// Final-write choices of each observed location: the po-last writes of each thread,
+    /// or the initial write when no thread writes it.
+    fn finals(
+        &self,
+        p: &Program,
+        runs: &[&ThreadExec],
+        observed: &[LocId],
+    ) -> Vec<(LocId, Vec<usize>)> {
+        let mut finals = Vec::new();
         for &l in observed {
             let loc = Some(Value::Addr(l));
             let mut last: Vec<usize> = Vec::new();
@@ -315,7 +420,7 @@ impl Search<'_> {
                     .iter()
                     .rposition(|e| e.kind == Kind::Write && e.loc == loc)
                 {
-                    last.push(offsets[t] + k);
+                    last.push(self.offsets[t] + k);
                 }
             }
             if last.is_empty() {
@@ -323,7 +428,62 @@ impl Search<'_> {
             }
             finals.push((l, last));
         }
+        let _ = p;
+        finals
+    }
 
+    /// The candidate with this `rf` and the final writes `pick` chooses.
+    fn candidate<'a>(
+        &'a self,
+        p: &'a Program,
+        finals: &[(LocId, Vec<usize>)],
+        pick: &[usize],
+        rf: Rel,
+        runs: &[&'a ThreadExec],
+    ) -> Candidate<'a> {
+        let n = self.events.len();
+        let nloc = p.symbols.len();
+        let mut fw = Set::empty(n);
+        let mut final_mem = Vec::with_capacity(finals.len());
+        for (k, (l, ws)) in finals.iter().enumerate() {
+            let w = ws[pick[k]];
+            if w >= nloc {
+                fw.insert(w);
+            }
+            final_mem.push((*l, self.events[w].val.unwrap_or(Value::ZERO)));
+        }
+        Candidate {
+            prims: Primitives {
+                n,
+                events: &self.events,
+                symbols: &p.symbols,
+                sets: Named::layered(&self.base.0, vec![("FW".into(), fw)]),
+                rels: Named::layered(&self.base.1, vec![("rf".into(), rf)]),
+            },
+            runs: runs.to_vec(),
+            final_mem,
+            shapes: &self.shapes,
+        }
+    }
+}
+
+impl Search<'_> {
+    /// All candidates of one combination of runs; false when `f` asked to stop.
+    fn combo(
+        &mut self,
+        runs: &[&ThreadExec],
+        shapes: &[u32],
+        f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
+    ) -> bool {
+        let (p, plan) = (self.p, self.plan);
+        let bounded = self.bounded.clone();
+        let layout = Layout::cached(&mut self.layout, p, runs, shapes, plan.po_later_rf);
+        let same = |a: usize, b: usize| layout.events[a].val == layout.events[b].val;
+        let Some(reads) = layout.sources(same) else {
+            return true;
+        };
+        let finals = layout.finals(p, runs, &plan.observed);
+        let n = layout.events.len();
         let mut rf_pick = vec![0usize; reads.len()];
         loop {
             let mut rf = Rel::empty(n);
@@ -332,29 +492,9 @@ impl Search<'_> {
             }
             let mut fw_pick = vec![0usize; finals.len()];
             loop {
-                let mut fw = Set::empty(n);
-                let mut final_mem = Vec::with_capacity(finals.len());
-                for (k, (l, ws)) in finals.iter().enumerate() {
-                    let w = ws[fw_pick[k]];
-                    if w >= nloc {
-                        fw.insert(w);
-                    }
-                    final_mem.push((*l, events[w].val.unwrap_or(Value::ZERO)));
-                }
-                let cand = Candidate {
-                    prims: Primitives {
-                        n,
-                        events,
-                        symbols: &p.symbols,
-                        sets: Named::layered(&base.0, vec![("FW".into(), fw)]),
-                        rels: Named::layered(&base.1, vec![("rf".into(), rf.clone())]),
-                    },
-                    runs: runs.to_vec(),
-                    final_mem,
-                    shapes,
-                };
-                *visited += 1;
-                if !f(&cand) {
+                let cand = layout.candidate(p, &finals, &fw_pick, rf.clone(), runs);
+                self.visited += 1;
+                if !f(&cand, bounded.as_deref()) {
                     return false;
                 }
                 if !advance(&mut fw_pick, |k| finals[k].1.len()) {

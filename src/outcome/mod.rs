@@ -26,6 +26,10 @@ pub struct Options {
     pub speedcheck: bool,
     /// Give up when this instant passes.
     pub deadline: Option<Instant>,
+    /// Subtrees of at least this many combinations of runs, when the runs still to choose
+    /// have one shape per thread, are first judged at once by a bound of the model (see
+    /// [`crate::cat::Model::bound`]); 0: never.
+    pub bound_min: usize,
 }
 
 impl Default for Options {
@@ -34,6 +38,7 @@ impl Default for Options {
             unroll: 2,
             speedcheck: false,
             deadline: None,
+            bound_min: BOUND_MIN,
         }
     }
 }
@@ -59,6 +64,9 @@ pub struct Judgement {
     /// A loop bound cut some runs off.
     pub cut: bool,
     pub candidates: usize,
+    /// Candidates judged by the bound of a whole subtree of them (see
+    /// [`Options::bound_min`]) rather than one by one.
+    pub bounded: usize,
     /// Most events in one candidate.
     pub events: usize,
     pub symbols: Symbols,
@@ -130,6 +138,8 @@ impl Branch<'_, '_> {
 pub(crate) struct Visited {
     pub symbols: Symbols,
     pub candidates: usize,
+    /// Candidates judged by a bound.
+    pub bounded: usize,
     /// Most events in one candidate.
     pub events: usize,
     /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
@@ -147,7 +157,12 @@ pub(crate) fn visit(
     f: &mut dyn FnMut(Branch) -> bool,
 ) -> Result<Visited, EngineError> {
     let p = prepare(test, model, macros, opts, true)?;
-    visit_part(&p, model, opts, &[], f)
+    // Each candidate judged on its own.
+    let opts = Options {
+        bound_min: 0,
+        ..opts.clone()
+    };
+    visit_part(&p, model, &opts, &[], f)
 }
 
 /// A test ready for its candidates to be visited: its program and each thread's runs.
@@ -201,6 +216,7 @@ fn visit_part(
     let mut seen = Visited {
         symbols: prog.symbols.clone(),
         candidates: 0,
+        bounded: 0,
         events: 0,
         cut: 0,
     };
@@ -228,8 +244,23 @@ fn visit_part(
         };
         cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
     };
-    seen.candidates =
-        candidate::for_each(prog, runs, plan, prefix, &admit, &mut |c: &Candidate| {
+    let bound = |c: &Candidate| model.bound(&c.prims);
+    let bounder = candidate::Bounder {
+        bound: &bound,
+        min: opts.bound_min,
+    };
+    let bounder = (opts.bound_min > 0).then_some(&bounder);
+    // Whether a consistent execution satisfying the condition was judged in full: the
+    // first one makes the witness graph.
+    let mut witnessed = false;
+    seen.candidates = candidate::for_each(
+        prog,
+        runs,
+        plan,
+        prefix,
+        &admit,
+        bounder,
+        &mut |c: &Candidate, bounded: Option<&crate::cat::Bound>| {
             if opts.deadline.is_some_and(|d| Instant::now() > d) {
                 timed_out = true;
                 return false;
@@ -252,6 +283,29 @@ fn visit_part(
             let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
             let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
             let state = OnceCell::new();
+            if let Some(b) = bounded.filter(|_| witnessed || !sat) {
+                seen.bounded += 1;
+                for flags in b {
+                    let verdict = Verdict {
+                        failed: None,
+                        flags: flags.clone(),
+                        co: None,
+                        rf: None,
+                    };
+                    let branch = Branch {
+                        c,
+                        verdict,
+                        sat,
+                        state: &state,
+                        state_of: &state_of,
+                        ordinal,
+                    };
+                    if !f(branch) {
+                        return false;
+                    }
+                }
+                return true;
+            }
             // Runs of the same shapes give the model the same primitives but rf, FW and values.
             if c.shapes != cached_shapes {
                 cache.clear();
@@ -259,6 +313,12 @@ fn visit_part(
             }
             let mut keep = true;
             let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
+                debug_assert!(
+                    bounded.is_none() || verdict.failed.is_none(),
+                    "a bounded candidate fails {:?}",
+                    verdict.failed
+                );
+                witnessed |= sat && verdict.failed.is_none();
                 keep = f(Branch {
                     c,
                     verdict,
@@ -274,7 +334,8 @@ fn visit_part(
                 return false;
             }
             keep
-        });
+        },
+    );
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
@@ -329,6 +390,7 @@ pub fn judge(
     let mut seen = Visited {
         symbols: pre.prog.symbols.clone(),
         candidates: 0,
+        bounded: 0,
         events: 0,
         cut: 0,
     };
@@ -336,11 +398,13 @@ pub fn judge(
         let (part, s) = r?;
         j.merge(part);
         seen.candidates += s.candidates;
+        seen.bounded += s.bounded;
         seen.events = seen.events.max(s.events);
         seen.cut += s.cut;
     }
     j.symbols = seen.symbols;
     j.candidates = seen.candidates;
+    j.bounded = seen.bounded;
     j.events = seen.events;
     j.cut = seen.cut > 0;
     j.elapsed = pre.start.elapsed();
@@ -365,6 +429,10 @@ fn combinations(runs: &[Vec<crate::sem::ThreadExec>]) -> usize {
         .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
         .unwrap_or(usize::MAX)
 }
+
+/// Subtrees smaller than this are judged candidate by candidate: a bound costs a few
+/// candidates' time.
+const BOUND_MIN: usize = 64;
 
 /// Candidates after which a test counts as big: from then on blocks come from the
 /// allocator made for churn (see [`crate::alloc`]).
@@ -411,6 +479,7 @@ impl Judgement {
             flags: BTreeSet::new(),
             cut: false,
             candidates: 0,
+            bounded: 0,
             events: 0,
             symbols: Symbols::default(),
             elapsed: Duration::ZERO,

@@ -13,21 +13,46 @@ pub fn show_state(j: &Judgement, s: &State) -> String {
 /// The values `s` of the locations `shown`, as herd prints a final state.
 pub fn show_values(shown: &[LocRef], symbols: &Symbols, s: &[Value]) -> String {
     let mut out = String::new();
-    for (l, v) in shown.iter().zip(s) {
-        match l {
-            LocRef::Global(g) if g.starts_with("fault(") => {
-                let at = match v {
-                    Value::Addr(x) => Some(symbols.name(*x)),
-                    Value::Int(_) => None,
-                };
-                let _ = write!(out, "{}; ", crate::sem::vmsa::show_fault(g, at));
+    StatePrinter::new(shown).write(&mut out, symbols, s);
+    out
+}
+
+/// Prints final states over the same locations: their labels made once (a test can have
+/// half a million states).
+pub struct StatePrinter<'a> {
+    shown: &'a [LocRef],
+    labels: Vec<String>,
+}
+
+impl<'a> StatePrinter<'a> {
+    pub fn new(shown: &'a [LocRef]) -> Self {
+        let labels = shown.iter().map(cond::show_loc).collect();
+        StatePrinter { shown, labels }
+    }
+
+    /// Appends the state `s` to `out`.
+    pub fn write(&self, out: &mut String, symbols: &Symbols, s: &[Value]) {
+        for (k, (l, v)) in self.shown.iter().zip(s).enumerate() {
+            if k > 0 {
+                out.push(' ');
             }
-            _ => {
-                let _ = write!(out, "{}={}; ", cond::show_loc(l), symbols.show(*v));
+            match (l, v) {
+                (LocRef::Global(g), v) if g.starts_with("fault(") => {
+                    let at = match v {
+                        Value::Addr(x) => Some(symbols.name(*x)),
+                        Value::Int(_) => None,
+                    };
+                    let _ = write!(out, "{};", crate::sem::vmsa::show_fault(g, at));
+                }
+                (_, Value::Int(i)) => {
+                    let _ = write!(out, "{}={i};", self.labels[k]);
+                }
+                (_, Value::Addr(x)) => {
+                    let _ = write!(out, "{}={};", self.labels[k], symbols.name(*x));
+                }
             }
         }
     }
-    out.trim_end().to_string()
 }
 
 /// The whole block herd7 prints for a test.
@@ -40,8 +65,10 @@ pub fn block(test: &Test, j: &Judgement) -> String {
     };
     let _ = writeln!(o, "Test {} {}", j.name, kind);
     let _ = writeln!(o, "States {}", j.states.len());
+    let printer = StatePrinter::new(&j.shown);
     for s in &j.states {
-        let _ = writeln!(o, "{}", show_state(j, s));
+        printer.write(&mut o, &j.symbols, s);
+        o.push('\n');
     }
     let _ = writeln!(
         o,
