@@ -2,11 +2,13 @@
 //! every relation over the subtree's `rf` edges) must give exactly the answers of judging
 //! its candidates one by one: states, witness counts, flags.
 
+mod common;
+
+use common::suite_files;
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::{self, Loaded, Request};
 use litmus::outcome::{Judgement, Options, judge};
 use litmus::report;
-use std::path::{Path, PathBuf};
 
 fn shipped(name: &str) -> Loaded {
     model::load_shipped(name, &Request::default()).unwrap()
@@ -35,26 +37,6 @@ fn answer(j: &Judgement) -> (Vec<String>, (usize, usize), Vec<String>, bool) {
     )
 }
 
-fn suite() -> Vec<PathBuf> {
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus"),
-        &mut v,
-    );
-    v.sort();
-    v
-}
-
 #[test]
 fn bounding_every_subtree_of_the_suite_changes_no_answer() {
     let models: Vec<(&str, Loaded)> = ["lkmm", "x86tso", "armv8", "power"]
@@ -62,7 +44,7 @@ fn bounding_every_subtree_of_the_suite_changes_no_answer() {
         .map(|n| (n, shipped(n)))
         .collect();
     let mut bounded = 0;
-    for f in suite() {
+    for f in suite_files() {
         let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
         let name = model::default_for(t.arch);
         let m = &models.iter().find(|(n, _)| *n == name).unwrap().1;

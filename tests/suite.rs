@@ -4,31 +4,13 @@
 //! - Its full herd-format block is pinned by an insta snapshot (the `Time` line left out).
 
 mod common;
-use common::{norm, root};
+use common::{norm, root, suite_files};
 
 use litmus::litmus::parse_file;
 use litmus::model::{self, Loaded, Request};
 use litmus::outcome::{Options, judge};
 use litmus::report::herd;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-
-fn suite_files() -> Vec<PathBuf> {
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(&root().join("litmus"), &mut v);
-    v.sort();
-    v
-}
 
 /// herd7's recorded answer for one of our tests.
 struct Herd {

@@ -1,6 +1,7 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test binary uses some of them).
+#![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The crate's root folder.
 pub fn root() -> PathBuf {
@@ -17,4 +18,22 @@ pub fn norm(s: &str) -> String {
         .collect();
     items.sort();
     items.join(";")
+}
+
+/// Every `.litmus` file of our suite (`litmus/`), in order.
+pub fn suite_files() -> Vec<PathBuf> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&root().join("litmus"), &mut v);
+    v.sort();
+    v
 }
