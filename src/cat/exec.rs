@@ -293,34 +293,9 @@ impl<'m> Runner<'_, 'm, '_> {
                 st.shared = false;
                 return Ok(Step::Next(k.push(f)));
             }
+            Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
             Ins::WithFrom(_, x, e) => {
-                if cx.bounding() && !cx.is_exact(&st.env, e) {
-                    let fs = self.bounded_orders(&st.env, e)?;
-                    let b = self.binder(st, i, *x)?;
-                    return self.branches(st, &b, k, &fs, None);
-                }
                 let v = match cx.choices_cached(&st.env, e)? {
-                    // A bound runs every branch: only a few.
-                    Choices::Product(fs)
-                        if cx.bounding()
-                            && fs
-                                .iter()
-                                .try_fold(1usize, |a, f| a.checked_mul(f.len()))
-                                .is_none_or(|b| b > BOUNDED_BRANCHES) =>
-                    {
-                        return Err(cx.give_up(e.pos(), "too many branches"));
-                    }
-                    Choices::Orders(classes, base) if cx.bounding() => {
-                        let fs = bounded_build(&classes, &base)
-                            .ok_or_else(|| cx.give_up(e.pos(), "too many branches"))?;
-                        let b = self.binder(st, i, *x)?;
-                        return self.branches(st, &b, k, &fs, None);
-                    }
-                    Choices::Val(Value::ValSet(s))
-                        if cx.bounding() && s.len() > BOUNDED_BRANCHES =>
-                    {
-                        return Err(cx.give_up(e.pos(), "too many branches"));
-                    }
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
                         let mut pruner = self.pruner(&st.env, *x, &k);
@@ -337,20 +312,7 @@ impl<'m> Runner<'_, 'm, '_> {
                         return self.branches(st, &b, k, &fs, failed);
                     }
                 };
-                let elems = match v {
-                    // No choice at all: this candidate has no valid branch.
-                    Value::Empty => return Ok(Step::Done(true)),
-                    Value::ValSet(s) => s,
-                    _ => return Err(cx.err(e.pos(), "set expected")),
-                };
-                let b = self.binder(st, i, *x)?;
-                for v in elems.iter() {
-                    let st2 = self.branch(st, &b, v.clone());
-                    if !self.run(st2, k.clone())? {
-                        return Ok(Step::Done(false));
-                    }
-                }
-                return Ok(Step::Done(true));
+                return self.each_value(st, i, *x, e, v, k);
             }
             Ins::IfVariant(_, c, yes, no) => {
                 let b = if cx.variant(c) { yes } else { no };
@@ -495,6 +457,70 @@ impl<'m> Runner<'_, 'm, '_> {
         res.map(Step::Done)
     }
 
+    /// Runs `k` once per element of the set `v`, bound to `x` by the `with` at `i`.
+    fn each_value(
+        &mut self,
+        st: &State<'m>,
+        i: &'m Ins,
+        x: Sym,
+        e: &'m Expr,
+        v: Value<'m>,
+        k: Kont<'m>,
+    ) -> R<Step<'m>> {
+        let elems = match v {
+            // No choice at all: this candidate has no valid branch.
+            Value::Empty => return Ok(Step::Done(true)),
+            Value::ValSet(s) => s,
+            _ => return Err(self.cx.err(e.pos(), "set expected")),
+        };
+        let b = self.binder(st, i, x)?;
+        for v in elems.iter() {
+            let st2 = self.branch(st, &b, v.clone());
+            if !self.run(st2, k.clone())? {
+                return Ok(Step::Done(false));
+            }
+        }
+        Ok(Step::Done(true))
+    }
+
+    /// `with x from e` in a run bounding a subtree: every branch is run (no order is
+    /// pruned, as later checks see bounds, not values), and only a few; choices that
+    /// differ between the subtree's candidates are taken only as [`Runner::bounded_orders`]
+    /// says.
+    fn bounded_with(
+        &mut self,
+        st: &State<'m>,
+        i: &'m Ins,
+        x: Sym,
+        e: &'m Expr,
+        k: Kont<'m>,
+    ) -> R<Step<'m>> {
+        let cx = self.cx;
+        let too_many = || cx.give_up(e.pos(), "too many branches");
+        let fs = if !cx.is_exact(&st.env, e) {
+            self.bounded_orders(&st.env, e)?
+        } else {
+            match cx.choices_cached(&st.env, e)? {
+                Choices::Orders(classes, base) => {
+                    bounded_build(&classes, &base).ok_or_else(too_many)?
+                }
+                Choices::Product(fs) => {
+                    let n = fs.iter().try_fold(1usize, |a, f| a.checked_mul(f.len()));
+                    if n.is_none_or(|n| n > BOUNDED_BRANCHES) {
+                        return Err(too_many());
+                    }
+                    fs
+                }
+                Choices::Val(Value::ValSet(s)) if s.len() > BOUNDED_BRANCHES => {
+                    return Err(too_many());
+                }
+                Choices::Val(v) => return self.each_value(st, i, x, e, v, k),
+            }
+        };
+        let b = self.binder(st, i, x)?;
+        self.branches(st, &b, k, &fs, None)
+    }
+
     /// Whether the check's relation only relates events of the same location.
     fn within_locations(&self, env: &Env<'m>, t: &'m Test) -> R<bool> {
         let cx = self.cx;
@@ -540,11 +566,6 @@ impl<'m> Runner<'_, 'm, '_> {
     /// SC-per-location check (see [`super::prune`]) and the lower bounds of the others (see
     /// [`super::prune::bound`]).
     fn pruner<'a>(&'a self, env: &'a Env<'m>, x: Sym, k: &'a Kont<'m>) -> Pruner<'a, 'm, 'a> {
-        // Bounds of later checks are no lower bounds when rf is a bound itself: a subtree
-        // is bounded with every branch.
-        if self.cx.bounding() {
-            return Pruner::new(Box::new(|| None), Box::new(|| None));
-        }
         let coherence = Box::new(move || self.coherence(env, x, k));
         let bounds = Box::new(move || {
             let mut seqs = Vec::new();
@@ -648,15 +669,17 @@ const BOUNDED_BRANCHES: usize = 64;
 /// For each class, the orders extending `base`, unless that makes more than
 /// [`BOUNDED_BRANCHES`] branches (or takes long to find out).
 fn bounded_build(classes: &[crate::rel::Set], base: &Rel) -> Option<Vec<Vec<Rc<Rel>>>> {
+    // Prefixes tried before the orders of one class count as too many.
+    const STEPS: usize = 64 * BOUNDED_BRANCHES;
     let mut fs = Vec::with_capacity(classes.len());
     let mut total = 1usize;
     for s in classes {
         let mut steps = 0;
         let orders = super::builtins::lin_base(base, s).linearisations_pruned(s, |_| {
             steps += 1;
-            steps <= 64 * BOUNDED_BRANCHES
+            steps <= STEPS
         });
-        if steps > 64 * BOUNDED_BRANCHES {
+        if steps > STEPS {
             return None;
         }
         total = total.saturating_mul(orders.len());

@@ -560,11 +560,22 @@ impl Model {
         cache: Option<&RunCache<'m>>,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
-        let cx = eval::Ctx::new(self, p, cache);
-        let progs = self.programs();
-        let mut r = exec::Runner { cx: &cx, report };
-        r.run_all(&progs)?;
+        self.run_in(&eval::Ctx::new(self, p, cache), report)?;
         Ok(())
+    }
+
+    /// Runs the model's files in order in `cx`; false when `report` asked to stop.
+    fn run_in<'m>(
+        &'m self,
+        cx: &eval::Ctx<'m, '_>,
+        report: &mut dyn FnMut(Verdict) -> bool,
+    ) -> Result<bool, CatError> {
+        let progs: Vec<&[Ins]> = self
+            .order
+            .iter()
+            .map(|&i| &self.files[i].prog.body[..])
+            .collect();
+        exec::Runner { cx, report }.run_all(&progs)
     }
 }
 
@@ -586,38 +597,32 @@ impl Model {
     /// location's events. In every candidate, its relation is within these, location by
     /// location, and a cycle stays on one location.
     pub fn bound(&self, p: &Primitives) -> Option<Bound> {
-        let progs = self.programs();
         let cx = eval::Ctx::upper(self, p, None);
         let mut branches = Vec::new();
         let mut consistent = true;
-        let mut report = |v: Verdict| {
+        let ran = self.run_in(&cx, &mut |v: Verdict| {
             consistent &= v.failed.is_none();
             branches.push(v.flags);
             consistent
-        };
-        let ran = exec::Runner {
-            cx: &cx,
-            report: &mut report,
-        }
-        .run_all(&progs);
+        });
         if ran.is_err() || !consistent || cx.lost() {
             return None;
         }
-        let rf = p.rels.get("rf")?;
-        for t in cx.deferred() {
-            for (events, choices) in location_choices(p, rf)? {
-                for rf in choices {
+        let deferred = cx.deferred();
+        if deferred.is_empty() {
+            return Some(branches);
+        }
+        let choices = location_choices(p, p.rels.get("rf")?)?;
+        for t in deferred {
+            for (events, rfs) in &choices {
+                for rf in rfs {
                     let q = Primitives {
-                        rels: p.rels.with("rf", rf),
+                        rels: p.rels.with("rf", rf.clone()),
                         sets: p.sets.clone(),
                         ..*p
                     };
                     let probe = eval::Ctx::upper(self, &q, Some((t, events.clone())));
-                    let ran = exec::Runner {
-                        cx: &probe,
-                        report: &mut |_| true,
-                    }
-                    .run_all(&progs);
+                    let ran = self.run_in(&probe, &mut |_| true);
                     let held = probe.probe().is_some_and(|(_, _, ok)| ok.get());
                     if ran.is_err() || probe.lost() || !held {
                         return None;
@@ -627,24 +632,18 @@ impl Model {
         }
         Some(branches)
     }
-
-    /// The files run in order.
-    fn programs(&self) -> Vec<&[Ins]> {
-        self.order
-            .iter()
-            .map(|&i| &self.files[i].prog.body[..])
-            .collect()
-    }
 }
 
 /// Ways of choosing the reads of one location beyond this many are not tried one by one.
 const LOCATION_CHOICES: usize = 64;
 
 /// For each location: its events, and every `rf` in which its reads take one source each
-/// (the other reads keep theirs).
+/// (the other reads keep theirs). The locations whose reads have one source each are looked
+/// at together, with `rf` as it is (a cycle of a relation within locations stays on one).
 fn location_choices(p: &Primitives, rf: &Rel) -> Option<Vec<(Set, Vec<Rel>)>> {
     let n = p.n;
     let mut out: Vec<(Set, Vec<Rel>)> = Vec::new();
+    let mut decided = Set::empty(n);
     let mut done: Vec<&Value> = Vec::new();
     for e in 0..n {
         let Some(loc) = p.events[e].loc.as_ref() else {
@@ -661,7 +660,10 @@ fn location_choices(p: &Primitives, rf: &Rel) -> Option<Vec<(Set, Vec<Rel>)>> {
             .map(|e| (e, (0..n).filter(|&w| rf.contains(w, e)).collect::<Vec<_>>()))
             .filter(|(_, ws)| ws.len() > 1)
             .collect();
-        // A location whose reads have one source each is looked at once, as it is.
+        if reads.is_empty() {
+            decided.union_with(&events);
+            continue;
+        }
         let mut choices = vec![rf.clone()];
         for (e, ws) in &reads {
             let mut next = Vec::new();
@@ -681,6 +683,9 @@ fn location_choices(p: &Primitives, rf: &Rel) -> Option<Vec<(Set, Vec<Rel>)>> {
             choices = next;
         }
         out.push((events, choices));
+    }
+    if !decided.is_empty() {
+        out.push((decided, vec![rf.clone()]));
     }
     Some(out)
 }

@@ -125,16 +125,14 @@ pub fn run(a: &CheckArgs) -> i32 {
         Choice::Files => vec![user.as_ref().map(|u| u.label.clone()).unwrap_or_default()],
     };
 
-    let opts = Options {
+    let mut opts = Options {
         unroll: a.unroll,
         speedcheck: a.speedcheck,
-        deadline: None,
-        bound_min: if a.no_bound {
-            0
-        } else {
-            Options::default().bound_min
-        },
+        ..Options::default()
     };
+    if a.no_bound {
+        opts.bound_min = 0;
+    }
     let timeout = a.timeout.map(Duration::from_secs_f64);
     // A progress bar for long batches, on a terminal only (never in piped or CI output).
     let bar = (tests.len() > 20 && std::io::stderr().is_terminal()).then(|| {

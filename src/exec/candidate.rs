@@ -56,6 +56,11 @@ pub struct Plan {
     /// Whether a read may take its value from a write after it in program order: not when
     /// the model rejects every such candidate (see `Model::rejects_po_rf_cycles`).
     po_later_rf: bool,
+    /// Per thread `t`: how many combinations of runs the threads from `t` on make
+    /// (saturating), and whether each of them has runs of one shape, none cut by the
+    /// unrolling bound (then the subtree below a choice for the threads before `t` may be
+    /// bounded).
+    rest: Vec<(usize, bool)>,
 }
 
 impl Plan {
@@ -83,12 +88,23 @@ impl Plan {
             .enumerate()
             .map(|(l, &v)| (Value::Addr(LocId(l as u32)), v))
             .collect();
+        let mut rest = vec![(1usize, true); nthreads + 1];
+        for t in (0..nthreads).rev() {
+            let (size, uniform) = rest[t + 1];
+            let runs = &tr.runs[t];
+            let one_shape = tr.shapes[t].iter().all(|&s| s == tr.shapes[t][0]);
+            rest[t] = (
+                size.saturating_mul(runs.len()),
+                uniform && one_shape && !runs.iter().any(|r| r.cut),
+            );
+        }
         Plan {
             needs,
             later,
             init,
             observed,
             po_later_rf,
+            rest,
         }
     }
 }
@@ -229,18 +245,9 @@ impl Search<'_> {
         let Some(b) = self.bounder else {
             return false;
         };
-        let tr = self.tr;
-        let rest = &tr.runs[t..];
-        let size = rest
-            .iter()
-            .try_fold(1usize, |acc, r| acc.checked_mul(r.len()))
-            .unwrap_or(usize::MAX);
-        let one_shape = |u: usize| tr.shapes[u].iter().all(|&s| s == tr.shapes[u][0]);
-        if size < b.min
-            || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins
-            || !(t..tr.runs.len()).all(one_shape)
-            || rest.iter().flatten().any(|r| r.cut)
-        {
+        let (p, tr, plan) = (self.p, self.tr, self.plan);
+        let (size, uniform) = plan.rest[t];
+        if size < b.min || !uniform || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins {
             return false;
         }
         self.tries += 1;
@@ -250,8 +257,10 @@ impl Search<'_> {
         let shapes: Vec<u32> = (0..tr.runs.len())
             .map(|u| tr.shapes[u][picked(u)])
             .collect();
-        // Every value each event may hold in the subtree.
-        let mut values: Vec<Vec<Option<Value>>> = Vec::new();
+        let layout = Layout::cached(&mut self.layout, p, plan, &runs, &shapes);
+        // Every value each event may hold in the subtree, in the layout's order.
+        let mut values: Vec<Vec<Option<Value>>> =
+            p.init_mem.iter().map(|&v| vec![Some(v)]).collect();
         for (u, r) in tr.runs.iter().enumerate() {
             for k in 0..runs[u].events.len() {
                 let mut vs: Vec<Option<Value>> = match self.pick.get(u) {
@@ -263,22 +272,12 @@ impl Search<'_> {
                 values.push(vs);
             }
         }
-        let (p, plan) = (self.p, self.plan);
-        let layout = Layout::cached(&mut self.layout, p, &runs, &shapes, plan.po_later_rf);
-        let nloc = layout.events.len() - values.len();
-        let vals = |i: usize| -> &[Option<Value>] {
-            match i.checked_sub(nloc) {
-                Some(j) => &values[j],
-                None => std::slice::from_ref(&layout.events[i].val),
-            }
-        };
-        let share = |a: usize, b: usize| vals(a).iter().any(|v| vals(b).contains(v));
+        let share = |a: usize, b: usize| values[a].iter().any(|v| values[b].contains(v));
         let Some(reads) = layout.sources(share) else {
             return false;
         };
         // The final writes must be the same throughout.
-        let finals = layout.finals(p, &runs, &plan.observed);
-        if finals.iter().any(|(_, ws)| ws.len() > 1) {
+        if layout.finals.iter().any(|(_, ws)| ws.len() > 1) {
             return false;
         }
         let mut rf = Rel::empty(layout.events.len());
@@ -287,8 +286,8 @@ impl Search<'_> {
                 rf.insert(w, *r);
             }
         }
-        let pick = vec![0; finals.len()];
-        let c = layout.candidate(p, &finals, &pick, rf, &runs);
+        let pick = vec![0; layout.finals.len()];
+        let c = layout.candidate(p, &pick, rf, &runs);
         let Some(bound) = (b.bound)(&c) else {
             return false;
         };
@@ -309,10 +308,13 @@ struct Layout {
     /// Each read, with the writes to its location (but those after it in program order,
     /// unless a read may take its value from them): its rf sources, values aside.
     writes: Vec<(usize, Vec<usize>)>,
+    /// Final-write choices of each observed location: the po-last writes of each thread,
+    /// or the initial write when no thread writes it.
+    finals: Vec<(LocId, Vec<usize>)>,
 }
 
 impl Layout {
-    fn of(p: &Program, runs: &[&ThreadExec], shapes: &[u32], po_later_rf: bool) -> Layout {
+    fn of(p: &Program, plan: &Plan, runs: &[&ThreadExec], shapes: &[u32]) -> Layout {
         let nloc = p.symbols.len();
         // The initial writes first, then each thread's events in order.
         let mut events: Vec<EventInfo> = (0..nloc)
@@ -341,7 +343,7 @@ impl Layout {
             }
         }
         let base = base_primitives(p, &events, &instr, runs, &offsets);
-        let po = base.1.get("po").filter(|_| !po_later_rf);
+        let po = base.1.get("po").filter(|_| !plan.po_later_rf);
         let writes = (0..events.len())
             .filter(|&i| events[i].kind == Kind::Read)
             .map(|i| {
@@ -352,12 +354,35 @@ impl Layout {
                 (i, ws)
             })
             .collect();
+        let finals = plan
+            .observed
+            .iter()
+            .map(|&l| {
+                let loc = Some(Value::Addr(l));
+                let mut last: Vec<usize> = runs
+                    .iter()
+                    .zip(&offsets)
+                    .filter_map(|(r, &o)| {
+                        let k = r
+                            .events
+                            .iter()
+                            .rposition(|e| e.kind == Kind::Write && e.loc == loc)?;
+                        Some(o + k)
+                    })
+                    .collect();
+                if last.is_empty() {
+                    last.push(l.0 as usize);
+                }
+                (l, last)
+            })
+            .collect();
         Layout {
             shapes: shapes.to_vec(),
             events,
             offsets,
             base,
             writes,
+            finals,
         }
     }
 
@@ -376,12 +401,12 @@ impl Layout {
     fn cached<'l>(
         memo: &'l mut Option<Layout>,
         p: &Program,
+        plan: &Plan,
         runs: &[&ThreadExec],
         shapes: &[u32],
-        po_later_rf: bool,
     ) -> &'l Layout {
         if memo.as_ref().is_none_or(|l| l.shapes != shapes) {
-            *memo = Some(Layout::of(p, runs, shapes, po_later_rf));
+            *memo = Some(Layout::of(p, plan, runs, shapes));
         }
         let l = memo.as_mut().expect("just set");
         l.set_values(runs);
@@ -402,41 +427,10 @@ impl Layout {
         Some(reads)
     }
 
-    /// Final-write choices of each observed location: the po-last writes of each thread,
-    /// or the initial write when no thread writes it.
-    fn finals(
-        &self,
-        p: &Program,
-        runs: &[&ThreadExec],
-        observed: &[LocId],
-    ) -> Vec<(LocId, Vec<usize>)> {
-        let mut finals = Vec::new();
-        for &l in observed {
-            let loc = Some(Value::Addr(l));
-            let mut last: Vec<usize> = Vec::new();
-            for (t, r) in runs.iter().enumerate() {
-                if let Some(k) = r
-                    .events
-                    .iter()
-                    .rposition(|e| e.kind == Kind::Write && e.loc == loc)
-                {
-                    last.push(self.offsets[t] + k);
-                }
-            }
-            if last.is_empty() {
-                last.push(l.0 as usize);
-            }
-            finals.push((l, last));
-        }
-        let _ = p;
-        finals
-    }
-
     /// The candidate with this `rf` and the final writes `pick` chooses.
     fn candidate<'a>(
         &'a self,
         p: &'a Program,
-        finals: &[(LocId, Vec<usize>)],
         pick: &[usize],
         rf: Rel,
         runs: &[&'a ThreadExec],
@@ -444,8 +438,8 @@ impl Layout {
         let n = self.events.len();
         let nloc = p.symbols.len();
         let mut fw = Set::empty(n);
-        let mut final_mem = Vec::with_capacity(finals.len());
-        for (k, (l, ws)) in finals.iter().enumerate() {
+        let mut final_mem = Vec::with_capacity(self.finals.len());
+        for (k, (l, ws)) in self.finals.iter().enumerate() {
             let w = ws[pick[k]];
             if w >= nloc {
                 fw.insert(w);
@@ -477,12 +471,12 @@ impl Search<'_> {
     ) -> bool {
         let (p, plan) = (self.p, self.plan);
         let bounded = self.bounded.clone();
-        let layout = Layout::cached(&mut self.layout, p, runs, shapes, plan.po_later_rf);
+        let layout = Layout::cached(&mut self.layout, p, plan, runs, shapes);
         let same = |a: usize, b: usize| layout.events[a].val == layout.events[b].val;
         let Some(reads) = layout.sources(same) else {
             return true;
         };
-        let finals = layout.finals(p, runs, &plan.observed);
+        let finals = &layout.finals;
         let n = layout.events.len();
         let mut rf_pick = vec![0usize; reads.len()];
         loop {
@@ -492,7 +486,7 @@ impl Search<'_> {
             }
             let mut fw_pick = vec![0usize; finals.len()];
             loop {
-                let cand = layout.candidate(p, &finals, &fw_pick, rf.clone(), runs);
+                let cand = layout.candidate(p, &fw_pick, rf.clone(), runs);
                 self.visited += 1;
                 if !f(&cand, bounded.as_deref()) {
                     return false;

@@ -283,28 +283,26 @@ fn visit_part(
             let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
             let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
             let state = OnceCell::new();
+            let mut hand = |verdict: Verdict| {
+                f(Branch {
+                    c,
+                    verdict,
+                    sat,
+                    state: &state,
+                    state_of: &state_of,
+                    ordinal,
+                })
+            };
             if let Some(b) = bounded.filter(|_| witnessed || !sat) {
                 seen.bounded += 1;
-                for flags in b {
-                    let verdict = Verdict {
+                return b.iter().all(|flags| {
+                    hand(Verdict {
                         failed: None,
                         flags: flags.clone(),
                         co: None,
                         rf: None,
-                    };
-                    let branch = Branch {
-                        c,
-                        verdict,
-                        sat,
-                        state: &state,
-                        state_of: &state_of,
-                        ordinal,
-                    };
-                    if !f(branch) {
-                        return false;
-                    }
-                }
-                return true;
+                    })
+                });
             }
             // Runs of the same shapes give the model the same primitives but rf, FW and values.
             if c.shapes != cached_shapes {
@@ -319,14 +317,7 @@ fn visit_part(
                     verdict.failed
                 );
                 witnessed |= sat && verdict.failed.is_none();
-                keep = f(Branch {
-                    c,
-                    verdict,
-                    sat,
-                    state: &state,
-                    state_of: &state_of,
-                    ordinal,
-                });
+                keep = hand(verdict);
                 keep
             });
             if let Err(e) = res {

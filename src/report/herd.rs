@@ -44,11 +44,11 @@ impl<'a> StatePrinter<'a> {
                     };
                     let _ = write!(out, "{};", crate::sem::vmsa::show_fault(g, at));
                 }
-                (_, Value::Int(i)) => {
-                    let _ = write!(out, "{}={i};", self.labels[k]);
-                }
-                (_, Value::Addr(x)) => {
-                    let _ = write!(out, "{}={};", self.labels[k], symbols.name(*x));
+                (_, v) => {
+                    out.push_str(&self.labels[k]);
+                    out.push('=');
+                    symbols.write(out, *v);
+                    out.push(';');
                 }
             }
         }

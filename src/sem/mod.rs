@@ -123,10 +123,17 @@ impl Symbols {
         self.names.is_empty()
     }
     pub fn show(&self, v: Value) -> String {
-        match v {
-            Value::Int(i) => i.to_string(),
-            Value::Addr(l) => self.name(l).to_string(),
-        }
+        let mut out = String::new();
+        self.write(&mut out, v);
+        out
+    }
+    /// Appends `v` as [`Symbols::show`] spells it.
+    pub fn write(&self, out: &mut String, v: Value) {
+        use std::fmt::Write;
+        let _ = match v {
+            Value::Int(i) => write!(out, "{i}"),
+            Value::Addr(l) => write!(out, "{}", self.name(l)),
+        };
     }
 }
 
