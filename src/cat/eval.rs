@@ -47,7 +47,12 @@ pub struct Ctx<'m, 'p> {
 /// must then be *exact*, the same in every candidate ([`Ctx::is_exact`]), or the bound falls
 /// back on a coarser one (`A`; the universe). Choices, matches, conditions and the tests a
 /// bound cannot settle need exact operands, or the run gives up ([`Ctx::lost`]).
+///
+/// With `lower`, the dual (see [`super::Model::doomed`]): `rf` holds only the edges every
+/// candidate of the subtree has, each value is a subset of its value in each of them, and
+/// the fallbacks are the empty set and relation.
 struct Upper<'m> {
+    lower: bool,
     /// Something could not be bounded: the subtree must be judged candidate by candidate.
     lost: Cell<bool>,
     /// Inside the evaluation of an exact value: computed as usual.
@@ -115,6 +120,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     pub fn upper(m: &'m Model, p: &'p Primitives<'p>, probe: Option<(&'m Test, Set)>) -> Self {
         Ctx {
             upper: Some(Upper {
+                lower: false,
                 lost: Cell::new(false),
                 exact: Cell::new(0),
                 deferred: RefCell::new(Vec::new()),
@@ -122,6 +128,16 @@ impl<'m, 'p> Ctx<'m, 'p> {
             }),
             ..Ctx::new(m, p, None)
         }
+    }
+
+    /// A run bounding from below the candidates of one combination of runs whose `rf` in
+    /// `p` holds the edges they all have.
+    pub fn from_below(m: &'m Model, p: &'p Primitives<'p>) -> Self {
+        let mut cx = Ctx::upper(m, p, None);
+        if let Some(u) = cx.upper.as_mut() {
+            u.lower = true;
+        }
+        cx
     }
 
     /// Leaves a failed check to be settled location by location.
@@ -149,6 +165,19 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// Bounding, outside an exact value.
     pub fn bounding(&self) -> bool {
         self.upper.as_ref().is_some_and(|u| u.exact.get() == 0)
+    }
+
+    /// Bounding from below, outside an exact value.
+    pub fn lowering(&self) -> bool {
+        self.bounding() && self.upper.as_ref().is_some_and(|u| u.lower)
+    }
+
+    /// What is exact in this run's bounds, by address (see [`Ctx::is_exact`]).
+    fn exact_table(&self) -> &rustc_hash::FxHashSet<usize> {
+        match &self.upper {
+            Some(u) if u.lower => &self.m.exact_combo,
+            _ => &self.m.exact,
+        }
     }
 
     /// Whether the bound was given up.
@@ -179,23 +208,31 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     fn name_exact(&self, env: &Env<'m>, x: Sym) -> bool {
-        let addr = |p: *const ()| self.m.exact.contains(&(p as usize));
+        let table = self.exact_table();
+        let addr = |p: *const ()| table.contains(&(p as usize));
+        // Within one combination of runs, values are those of its runs.
+        let lower = self.upper.as_ref().is_some_and(|u| u.lower);
         if self.m.bound[x.0 as usize]
             && let Some(slot) = env.lookup(x)
         {
             return match slot {
                 Slot::Thunk(t) => addr(t.expr as *const Expr as *const ()),
                 Slot::Val(Value::Clo(c)) => addr(c.def as *const FunDef as *const ()),
-                Slot::Val(Value::Prim(b)) => *b != Builtin::DifferentValues,
+                Slot::Val(Value::Prim(b)) => lower || *b != Builtin::DifferentValues,
                 Slot::Val(Value::Tag(..)) => true,
                 _ => false,
             };
         }
-        !super::stable::SUBTREE_VARYING.contains(&self.m.names.name(x))
+        let varying = if lower {
+            super::stable::COMBO_VARYING
+        } else {
+            super::stable::SUBTREE_VARYING
+        };
+        !varying.contains(&self.m.names.name(x))
     }
 
     /// `f` evaluated as usual: it computes an exact value.
-    fn exactly<T>(&self, f: impl FnOnce() -> T) -> T {
+    pub(super) fn exactly<T>(&self, f: impl FnOnce() -> T) -> T {
         let Some(u) = self.upper.as_ref() else {
             return f();
         };
@@ -368,7 +405,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 };
                 let outer = self.touched.replace(false);
                 let v = if self.bounding()
-                    && self.m.exact.contains(&(t.expr as *const Expr as usize))
+                    && self
+                        .exact_table()
+                        .contains(&(t.expr as *const Expr as usize))
                 {
                     self.exactly(|| self.eval(&t.env, t.expr))
                 } else {
@@ -589,6 +628,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         Value::Prim(Builtin::Domain | Builtin::Range) => {}
                         // The pairs of its argument that hold different values: the
                         // argument bounds them.
+                        // Monotone once values are those of one combination of runs.
+                        Value::Prim(Builtin::DifferentValues) if self.lowering() => {}
                         Value::Prim(Builtin::DifferentValues) => {
                             let v = self.eval(env, a)?;
                             return Ok(Value::Rel(self.as_rel(&v, a.pos())?));
@@ -701,9 +742,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
         let v = self.eval(env, a)?;
         if op == Op1::Comp && self.bounding() && !self.is_exact(env, a) {
-            // The complement of a bound bounds nothing: the universe does.
+            // The complement of a bound bounds nothing: the universe (or nothing) does.
+            let none = if self.lowering() {
+                Value::Empty
+            } else {
+                Value::Unv
+            };
             return match v {
-                Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Unv),
+                Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(none),
                 _ => Err(self.give_up(pos, "the complement")),
             };
         }
@@ -931,8 +977,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
         if is_empty_value(&v1) {
             return Ok(v1);
         }
-        // `A \ B` is within `A`.
+        // `A \ B` is within `A`; and contains nothing known from below.
         if self.bounding() && !self.is_exact(env, b) {
+            if self.lowering() {
+                return match v1 {
+                    Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Empty),
+                    _ => Err(self.give_up(pos, "a difference")),
+                };
+            }
             return Ok(v1);
         }
         let v2 = Self::tag2set(self.eval(env, b)?);

@@ -206,6 +206,15 @@ impl<'m> Runner<'_, 'm, '_> {
                     return Ok(Step::Done(true));
                 }
                 let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
+                // Bounding from below, a check that fails fails in every candidate; nothing
+                // else is settled.
+                if cx.lowering() {
+                    let settled = !t.negated || cx.is_exact(&st.env, &t.expr);
+                    if *ty == TestType::Check && ok == t.negated && settled {
+                        return self.fail(st, t, cycle);
+                    }
+                    return Ok(Step::Next(k));
+                }
                 // A bound settles a test where the bounded relation passes it (`acyclic`,
                 // `empty`, `irreflexive` then hold in every candidate); else only an exact
                 // relation does, or, for an acyclicity check within locations, the check
@@ -293,6 +302,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 st.shared = false;
                 return Ok(Step::Next(k.push(f)));
             }
+            Ins::WithFrom(_, x, e) if cx.lowering() => return self.lower_with(st, *x, e, k),
             Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
             Ins::WithFrom(_, x, e) => {
                 let v = match cx.choices_cached(&st.env, e)? {
@@ -519,6 +529,91 @@ impl<'m> Runner<'_, 'm, '_> {
         };
         let b = self.binder(st, i, x)?;
         self.branches(st, &b, k, &fs, None)
+    }
+
+    /// `with x from e` bounded from below: one branch, `x` bound to what every choice
+    /// contains (for coherence orders, the base they extend, transitively closed). No
+    /// choice at all: no candidate has a consistent execution.
+    fn lower_with(&mut self, st: &State<'m>, x: Sym, e: &'m Expr, k: Kont<'m>) -> R<Step<'m>> {
+        let cx = self.cx;
+        let n = cx.n;
+        let within = |fs: &[Vec<Rc<Rel>>]| {
+            let mut acc = Rel::empty(n);
+            for f in fs {
+                let mut it = f.iter();
+                let first = it.next()?;
+                acc.union_with(&it.fold((**first).clone(), |a, r| a.inter(r)));
+            }
+            Some(acc)
+        };
+        let choices = if cx.is_exact(&st.env, e) {
+            cx.exactly(|| cx.choices(&st.env, e))?
+        } else {
+            self.coherence_choice(&st.env, e)?
+        };
+        let lower = match choices {
+            Choices::Orders(classes, base) => {
+                let mut acc = Some(Rel::empty(n));
+                for c in classes.iter() {
+                    let o = super::builtins::lin_base(&base, c).transitive_closure();
+                    match acc.as_mut() {
+                        // A cyclic base has no linearisation.
+                        Some(a) if o.is_irreflexive() => a.union_with(&o),
+                        _ => acc = None,
+                    }
+                }
+                acc
+            }
+            Choices::Product(fs) => within(&fs),
+            Choices::Val(Value::ValSet(s)) => {
+                let rels: Option<Vec<Rc<Rel>>> =
+                    s.iter().map(|v| cx.as_rel(v, e.pos()).ok()).collect();
+                match rels {
+                    Some(rs) => within(&[rs]),
+                    None => return Err(cx.give_up(e.pos(), "a choice")),
+                }
+            }
+            Choices::Val(Value::Empty) => None,
+            Choices::Val(_) => return Err(cx.give_up(e.pos(), "a choice")),
+        };
+        let Some(lower) = lower else {
+            // Every candidate has no branch here.
+            let f = Failure {
+                kind: CheckKind::Empty,
+                negated: true,
+                name: "no choice".into(),
+                cycle: None,
+            };
+            let v = self.verdict(st, Some(f));
+            return Ok(Step::Done((self.report)(v)));
+        };
+        let st2 = State {
+            env: st.env.bind(x, Value::rel(lower)),
+            flags: st.flags.clone(),
+            shared: false,
+        };
+        self.run(st2, k).map(Step::Done)
+    }
+
+    /// The choices of `with x from coherence-orders(S, base)` where `base` is not exact
+    /// but `S` is: the orders of each class of `S` extending `base` as it is bounded.
+    fn coherence_choice(&self, env: &Env<'m>, e: &'m Expr) -> R<Choices<'m>> {
+        let cx = self.cx;
+        let lost = || cx.give_up(e.pos(), "a choice");
+        let Expr::App(_, _, a) = e else {
+            return Err(lost());
+        };
+        let Expr::Op(_, Op2::Tuple, parts) = &**a else {
+            return Err(lost());
+        };
+        let [set, _] = &parts[..] else {
+            return Err(lost());
+        };
+        cx.need_exact(env, set, "a choice")?;
+        match cx.choices(env, e)? {
+            c @ Choices::Orders(..) => Ok(c),
+            _ => Err(lost()),
+        }
     }
 
     /// Whether the check's relation only relates events of the same location.

@@ -209,6 +209,9 @@ pub struct Model {
     /// Right-hand sides (and functions) that do not depend on what varies inside a subtree
     /// of candidates that [`Model::bound`] judges at once (see [`stable::SUBTREE_VARYING`]).
     exact: rustc_hash::FxHashSet<usize>,
+    /// The same for the partial candidates [`Model::doomed`] judges: one combination of
+    /// runs whose reads are not all given a source yet (see [`stable::COMBO_VARYING`]).
+    exact_combo: rustc_hash::FxHashSet<usize>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
@@ -322,6 +325,7 @@ impl Model {
             stable_tests: Default::default(),
             stable_withs: Default::default(),
             exact: Default::default(),
+            exact_combo: Default::default(),
             varying: Vec::new(),
             po_rf_guard: false,
         };
@@ -469,6 +473,7 @@ impl Model {
         self.stable_tests = st.tests;
         self.stable_withs = st.withs;
         self.exact = stable::stable_parts(self, stable::SUBTREE_VARYING).exact;
+        self.exact_combo = stable::stable_parts(self, stable::COMBO_VARYING).exact;
         self.varying = (0..self.names.len())
             .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
             .collect();
@@ -631,6 +636,24 @@ impl Model {
             }
         }
         Some(branches)
+    }
+}
+
+impl Model {
+    /// Whether no candidate whose `rf` contains the one in `p` has a consistent execution:
+    /// `p` is one combination of runs whose reads do not all have a source yet (those
+    /// without read from nothing) and whose final writes are not chosen yet (`FW` empty).
+    /// The model runs bounded from below (see `eval::Upper`): a `with` takes what all its
+    /// choices contain, and a check failing there fails in each of the candidates.
+    /// Anything it cannot bound stops the run, with no answer.
+    pub fn doomed(&self, p: &Primitives) -> bool {
+        let cx = eval::Ctx::from_below(self, p);
+        let mut failed = false;
+        let _ = self.run_in(&cx, &mut |v: Verdict| {
+            failed = v.failed.is_some();
+            false
+        });
+        failed && !cx.lost()
     }
 }
 

@@ -47,6 +47,11 @@ pub struct Stable {
 /// judges at once: their runs have the same shapes and their final writes are the same.
 pub const SUBTREE_VARYING: &[&str] = &["rf", "different-values"];
 
+/// Primitives that differ between the candidates of one combination of runs whose reads
+/// [`super::Model::doomed`] judges before they all have a source: `rf`, and the final
+/// writes, chosen last.
+pub const COMBO_VARYING: &[&str] = &["rf", "FW"];
+
 /// What stays the same when only the primitives `prims` vary.
 pub fn stable_parts(m: &Model, prims: &[&str]) -> Stable {
     let mut w = Walk {

@@ -117,12 +117,45 @@ pub struct Bounder<'a> {
     pub min: usize,
 }
 
+/// Cuts the subtree below a partial choice of `rf` sources for one combination of runs
+/// (see [`crate::cat::Model::doomed`]): given the candidate whose reads without a source
+/// yet read nothing and whose final writes are not chosen, whether none of the candidates
+/// below may be consistent (and may be left out).
+pub struct Cutter<'a> {
+    pub doomed: &'a dyn Fn(&Candidate) -> bool,
+    /// Only combinations of runs with this many candidates or more are cut.
+    pub min: usize,
+}
+
+/// Partial choices of sources are only judged when this many candidates (or more) lie
+/// below them...
+const CUT_MIN: usize = 4;
+/// ... and, at each depth, stop being judged after [`CUT_TRIAL`] tries that cut fewer than
+/// one in [`CUT_WORTH`].
+const CUT_TRIAL: u32 = 32;
+const CUT_WORTH: u32 = 8;
+
 /// How many subtrees may fail to be bounded before the search stops trying, beyond
 /// [`TRIES_PER_WIN`] per one that was.
 const FREE_TRIES: usize = 24;
 const TRIES_PER_WIN: usize = 8;
 
-/// Call `f` on every candidate until it returns false. Returns how many were visited.
+/// Ways to judge many candidates at once: by a bound of a subtree of them, or by cutting
+/// the subtree below a partial choice of sources.
+#[derive(Clone, Copy, Default)]
+pub struct Shortcuts<'a> {
+    pub bounder: Option<&'a Bounder<'a>>,
+    pub cutter: Option<&'a Cutter<'a>>,
+}
+
+/// How many candidates a search visited, and how many it left out (see [`Cutter`]).
+#[derive(Clone, Copy, Default, Debug)]
+pub struct Counts {
+    pub visited: usize,
+    pub left_out: usize,
+}
+
+/// Call `f` on every candidate until it returns false.
 ///
 /// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
 /// value that neither the initial state, the runs chosen so far, nor any run of the threads
@@ -131,19 +164,21 @@ const TRIES_PER_WIN: usize = 8;
 /// and only those whose runs so far (`admit` sees the runs of threads 0..=t) it admits.
 /// With a `bounder`, a subtree whose threads still to choose have runs of one shape each
 /// is first bounded at once; when that tells, `f` gets its candidates with what the bound
-/// says of them.
+/// says of them. With a `cutter`, the candidates below a partial choice of sources it
+/// finds doomed are left out (counted, not visited).
 pub fn for_each(
     p: &Program,
     tr: &ThreadRuns,
     plan: &Plan,
     prefix: &[usize],
     admit: &dyn Fn(&[usize]) -> bool,
-    bounder: Option<&Bounder>,
+    shortcuts: Shortcuts,
     f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
-) -> usize {
+) -> Counts {
+    let Shortcuts { bounder, cutter } = shortcuts;
     let nthreads = tr.runs.len();
     if tr.runs.iter().any(|r| r.is_empty()) {
-        return 0;
+        return Counts::default();
     }
     let mut st = Search {
         p,
@@ -152,15 +187,17 @@ pub fn for_each(
         prefix,
         admit,
         pick: Vec::with_capacity(nthreads),
-        visited: 0,
+        counts: Counts::default(),
         layout: None,
         bounder,
         bounded: None,
         tries: 0,
         wins: 0,
+        cutter,
+        cut_stats: Vec::new(),
     };
     st.dfs(0, f);
-    st.visited
+    st.counts
 }
 
 struct Search<'a> {
@@ -170,7 +207,7 @@ struct Search<'a> {
     prefix: &'a [usize],
     admit: &'a dyn Fn(&[usize]) -> bool,
     pick: Vec<usize>,
-    visited: usize,
+    counts: Counts,
     /// The layout of the last combination.
     layout: Option<Layout>,
     bounder: Option<&'a Bounder<'a>>,
@@ -179,6 +216,9 @@ struct Search<'a> {
     /// Subtrees tried, and bounded.
     tries: usize,
     wins: usize,
+    cutter: Option<&'a Cutter<'a>>,
+    /// Per number of reads left without a source: partial choices judged, and cut.
+    cut_stats: Vec<(u32, u32)>,
 }
 
 impl Search<'_> {
@@ -427,6 +467,23 @@ impl Layout {
         Some(reads)
     }
 
+    /// The partial candidate with this `rf`, no final write chosen (see [`Cutter`]).
+    fn partial<'a>(&'a self, p: &'a Program, rf: Rel, runs: &[&'a ThreadExec]) -> Candidate<'a> {
+        let n = self.events.len();
+        Candidate {
+            prims: Primitives {
+                n,
+                events: &self.events,
+                symbols: &p.symbols,
+                sets: Named::layered(&self.base.0, vec![("FW".into(), Set::empty(n))]),
+                rels: Named::layered(&self.base.1, vec![("rf".into(), rf)]),
+            },
+            runs: runs.to_vec(),
+            final_mem: Vec::new(),
+            shapes: &self.shapes,
+        }
+    }
+
     /// The candidate with this `rf` and the final writes `pick` chooses.
     fn candidate<'a>(
         &'a self,
@@ -463,6 +520,10 @@ impl Layout {
 
 impl Search<'_> {
     /// All candidates of one combination of runs; false when `f` asked to stop.
+    ///
+    /// Sources are chosen from the last read to the first, so the candidates come in the
+    /// order of an odometer whose first read turns fastest. With a [`Cutter`], a partial
+    /// choice may cut the candidates below it.
     fn combo(
         &mut self,
         runs: &[&ThreadExec],
@@ -471,31 +532,114 @@ impl Search<'_> {
     ) -> bool {
         let (p, plan) = (self.p, self.plan);
         let bounded = self.bounded.clone();
+        // Candidates judged by a bound are consistent, and those of cut runs count for
+        // `Loop` without being judged: neither is cut.
+        let cutter = self
+            .cutter
+            .filter(|_| bounded.is_none() && !runs.iter().any(|r| r.cut));
         let layout = Layout::cached(&mut self.layout, p, plan, runs, shapes);
         let same = |a: usize, b: usize| layout.events[a].val == layout.events[b].val;
         let Some(reads) = layout.sources(same) else {
             return true;
         };
-        let finals = &layout.finals;
-        let n = layout.events.len();
-        let mut rf_pick = vec![0usize; reads.len()];
+        // below[k]: candidates per choice of sources for the reads from k on.
+        let fws: usize = layout.finals.iter().map(|(_, ws)| ws.len()).product();
+        let mut below = Vec::with_capacity(reads.len() + 1);
+        below.push(fws);
+        for (_, srcs) in &reads {
+            let last = *below.last().expect("pushed");
+            below.push(srcs.len().saturating_mul(last));
+        }
+        let cutter = cutter.filter(|c| below[reads.len()] >= c.min);
+        let mut walk = RfWalk {
+            p,
+            layout,
+            runs,
+            reads: &reads,
+            below: &below,
+            rf: Rel::empty(layout.events.len()),
+            bounded: bounded.as_deref(),
+            cutter,
+            stats: &mut self.cut_stats,
+            counts: &mut self.counts,
+            f,
+        };
+        walk.go(reads.len())
+    }
+}
+
+/// The choice of sources for the reads of one combination of runs.
+struct RfWalk<'w, 'a, 'f> {
+    p: &'a Program<'a>,
+    layout: &'w Layout,
+    runs: &'w [&'a ThreadExec],
+    reads: &'w [(usize, Vec<usize>)],
+    below: &'w [usize],
+    rf: Rel,
+    bounded: Option<&'w Bound>,
+    cutter: Option<&'a Cutter<'a>>,
+    stats: &'w mut Vec<(u32, u32)>,
+    counts: &'w mut Counts,
+    f: &'f mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
+}
+
+impl RfWalk<'_, '_, '_> {
+    /// Chooses sources for the reads before `k` (the others have theirs in `rf`).
+    fn go(&mut self, k: usize) -> bool {
+        if k == 0 {
+            return self.leaf();
+        }
+        let (r, srcs) = &self.reads[k - 1];
+        for &w in srcs {
+            self.rf.insert(w, *r);
+            let go_on = self.cut(k - 1) || self.go(k - 1);
+            self.rf.remove(w, *r);
+            if !go_on {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether the candidates below, the reads before `k` still without a source, are
+    /// left out.
+    fn cut(&mut self, k: usize) -> bool {
+        let Some(c) = self.cutter else {
+            return false;
+        };
+        if k == 0 || self.below[k] < CUT_MIN {
+            return false;
+        }
+        if self.stats.len() <= k {
+            self.stats.resize(k + 1, (0, 0));
+        }
+        let (tries, cuts) = self.stats[k];
+        if tries >= CUT_TRIAL && cuts * CUT_WORTH < tries {
+            return false;
+        }
+        let l = self.layout;
+        let cand = l.partial(self.p, self.rf.clone(), self.runs);
+        let doomed = (c.doomed)(&cand);
+        self.stats[k] = (tries + 1, cuts + u32::from(doomed));
+        if doomed {
+            self.counts.left_out += self.below[k];
+        }
+        doomed
+    }
+
+    /// Every choice of final writes, with the sources chosen.
+    fn leaf(&mut self) -> bool {
+        let finals = &self.layout.finals;
+        let mut fw_pick = vec![0usize; finals.len()];
         loop {
-            let mut rf = Rel::empty(n);
-            for (k, (r, srcs)) in reads.iter().enumerate() {
-                rf.insert(srcs[rf_pick[k]], *r);
+            let cand = self
+                .layout
+                .candidate(self.p, &fw_pick, self.rf.clone(), self.runs);
+            self.counts.visited += 1;
+            if !(self.f)(&cand, self.bounded) {
+                return false;
             }
-            let mut fw_pick = vec![0usize; finals.len()];
-            loop {
-                let cand = layout.candidate(p, &fw_pick, rf.clone(), runs);
-                self.visited += 1;
-                if !f(&cand, bounded.as_deref()) {
-                    return false;
-                }
-                if !advance(&mut fw_pick, |k| finals[k].1.len()) {
-                    break;
-                }
-            }
-            if !advance(&mut rf_pick, |k| reads[k].1.len()) {
+            if !advance(&mut fw_pick, |k| finals[k].1.len()) {
                 return true;
             }
         }
