@@ -37,20 +37,23 @@ fn answer(j: &Judgement) -> (Vec<String>, (usize, usize), Vec<String>, bool) {
     )
 }
 
+/// Each test of the suite with its architecture's model.
+fn suite() -> impl Iterator<Item = (std::path::PathBuf, Test, Loaded)> {
+    suite_files().into_iter().map(|f| {
+        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let m = shipped(model::default_for(t.arch));
+        (f, t, m)
+    })
+}
+
 #[test]
 fn bounding_every_subtree_of_the_suite_changes_no_answer() {
-    let models: Vec<(&str, Loaded)> = ["lkmm", "x86tso", "armv8", "power"]
-        .into_iter()
-        .map(|n| (n, shipped(n)))
-        .collect();
     let mut bounded = 0;
-    for f in suite_files() {
-        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let name = model::default_for(t.arch);
-        let m = &models.iter().find(|(n, _)| *n == name).unwrap().1;
+    for (f, t, m) in suite() {
+        let (t, m) = (&t, &m);
         // Subtrees of two combinations of runs and more: every one the search meets.
-        let by_bound = judged(&t, m, 2);
-        let one_by_one = judged(&t, m, 0);
+        let by_bound = judged(t, m, 2);
+        let one_by_one = judged(t, m, 0);
         assert_eq!(one_by_one.bounded, 0);
         assert_eq!(answer(&by_bound), answer(&one_by_one), "{}", f.display());
         assert_eq!(
@@ -158,18 +161,12 @@ fn judged_with(t: &Test, m: &Loaded, cut_min: usize) -> Judgement {
 /// explanation, and every candidate is either visited or left out.
 #[test]
 fn cutting_partial_rf_choices_in_the_suite_changes_no_answer() {
-    let models: Vec<(&str, Loaded)> = ["lkmm", "x86tso", "armv8", "power"]
-        .into_iter()
-        .map(|n| (n, shipped(n)))
-        .collect();
     let mut left_out = 0;
-    for f in suite_files() {
-        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let name = model::default_for(t.arch);
-        let m = &models.iter().find(|(n, _)| *n == name).unwrap().1;
+    for (f, t, m) in suite() {
+        let (t, m) = (&t, &m);
         // Every combination of runs with two candidates or more.
-        let cut = judged_with(&t, m, 2);
-        let whole = judged_with(&t, m, 0);
+        let cut = judged_with(t, m, 2);
+        let whole = judged_with(t, m, 0);
         assert_eq!(whole.left_out, 0);
         assert_eq!(answer(&cut), answer(&whole), "{}", f.display());
         let why = |j: &Judgement| j.forbidden_by.as_ref().map(|e| e.check.clone());

@@ -549,7 +549,7 @@ impl<'m> Runner<'_, 'm, '_> {
         let choices = if cx.is_exact(&st.env, e) {
             cx.exactly(|| cx.choices(&st.env, e))?
         } else {
-            self.coherence_choice(&st.env, e)?
+            self.coherence_choice(&st.env, e)?.0
         };
         let lower = match choices {
             Choices::Orders(classes, base) => {
@@ -595,9 +595,10 @@ impl<'m> Runner<'_, 'm, '_> {
         self.run(st2, k).map(Step::Done)
     }
 
-    /// The choices of `with x from coherence-orders(S, base)` where `base` is not exact
-    /// but `S` is: the orders of each class of `S` extending `base` as it is bounded.
-    fn coherence_choice(&self, env: &Env<'m>, e: &'m Expr) -> R<Choices<'m>> {
+    /// The choices of `with x from coherence-orders(S, base)` where `base` may differ
+    /// between the candidates judged at once but `S` does not: the orders of each class of
+    /// `S` extending `base` as it is bounded; and the expression `base`.
+    fn coherence_choice(&self, env: &Env<'m>, e: &'m Expr) -> R<(Choices<'m>, &'m Expr)> {
         let cx = self.cx;
         let lost = || cx.give_up(e.pos(), "a choice");
         let Expr::App(_, _, a) = e else {
@@ -606,12 +607,12 @@ impl<'m> Runner<'_, 'm, '_> {
         let Expr::Op(_, Op2::Tuple, parts) = &**a else {
             return Err(lost());
         };
-        let [set, _] = &parts[..] else {
+        let [set, base] = &parts[..] else {
             return Err(lost());
         };
         cx.need_exact(env, set, "a choice")?;
         match cx.choices(env, e)? {
-            c @ Choices::Orders(..) => Ok(c),
+            c @ Choices::Orders(..) => Ok((c, base)),
             _ => Err(lost()),
         }
     }
@@ -630,17 +631,7 @@ impl<'m> Runner<'_, 'm, '_> {
     fn bounded_orders(&self, env: &Env<'m>, e: &'m Expr) -> R<Vec<Vec<Rc<Rel>>>> {
         let cx = self.cx;
         let lost = || cx.give_up(e.pos(), "a choice");
-        let Expr::App(_, _, a) = e else {
-            return Err(lost());
-        };
-        let Expr::Op(_, Op2::Tuple, parts) = &**a else {
-            return Err(lost());
-        };
-        let [set, base] = &parts[..] else {
-            return Err(lost());
-        };
-        cx.need_exact(env, set, "a choice")?;
-        let Choices::Orders(classes, upper) = cx.choices(env, e)? else {
+        let (Choices::Orders(classes, upper), base) = self.coherence_choice(env, e)? else {
             return Err(lost());
         };
         if *cx.as_rel(&cx.eval(env, base)?, base.pos())? != *upper {
