@@ -210,7 +210,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 // else is settled.
                 if cx.lowering() {
                     let settled = !t.negated || cx.is_exact(&st.env, &t.expr);
-                    if *ty == TestType::Check && ok == t.negated && settled {
+                    if *ty == TestType::Check && !ok && settled {
                         return self.fail(st, t, cycle);
                     }
                     return Ok(Step::Next(k));

@@ -529,3 +529,43 @@ fn a_po_rf_cycle_guard_is_read_from_the_model() {
     assert!(!guarded("let po-loc = po & loc\n~acyclic po-loc | rf"));
     assert!(!guarded("let po-loc = po\nacyclic po-loc | rf"));
 }
+
+/// A model bounded from below (`Model::doomed`) condemns a partial `rf` only when a check
+/// fails in every candidate containing it: a non-negated check failing on the edges chosen,
+/// or an exact one failing; never a negated check on what may still grow, nor a difference
+/// with something that varies.
+#[test]
+fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
+    let with_rf = |pairs: Vec<(usize, usize)>| {
+        let mut c = sb();
+        c.rels.retain(|(k, _)| *k != "rf");
+        c.rels.push(("rf", pairs));
+        c
+    };
+    let (some, none) = (with_rf(vec![(1, 3)]), with_rf(vec![]));
+    let doomed = |src: &str, c: &Cand| model(src, &[]).doomed(&c.prims());
+    // Grows with rf: fails as soon as an edge is chosen.
+    assert!(doomed("M\nempty rf as no-rf\n", &some));
+    assert!(!doomed("M\nempty rf as no-rf\n", &none));
+    // Negated, on what may still grow: never settled from below.
+    assert!(!doomed("M\n~empty rf as some-rf\n", &none));
+    assert!(!doomed("M\n~empty rf as some-rf\n", &some));
+    // Negated and exact: settled either way.
+    assert!(!doomed("M\n~empty W as writes\n", &none));
+    assert!(doomed("M\n~empty F as fences\n", &none));
+    // A difference with what varies is nothing from below.
+    assert!(!doomed("M\nempty po \\ rf as po-in-rf\n", &some));
+    // A `with` binds what all its choices contain; choices that vary stop the run.
+    assert!(doomed(
+        "M\nwith x from {po, po | loc}\nempty x as nothing\n",
+        &none
+    ));
+    assert!(!doomed(
+        "M\nwith x from {po, int \\ po}\nempty x as nothing\n",
+        &none
+    ));
+    assert!(!doomed(
+        "M\nwith x from {po, po | rf}\nempty x as nothing\n",
+        &some
+    ));
+}

@@ -145,6 +145,10 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
         .iter()
         .map(|r| r.j.as_ref().map_or(0, |j| j.candidates))
         .sum();
+    let left_out: usize = ok
+        .iter()
+        .map(|r| r.j.as_ref().map_or(0, |j| j.left_out))
+        .sum();
     let execs: usize = ok
         .iter()
         .map(|r| r.j.as_ref().map_or(0, |j| j.sat + j.unsat))
@@ -172,6 +176,9 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
             events as f64 / total
         );
     }
+    if left_out > 0 {
+        println!("left out: {left_out} candidates below partial rf choices that fail a check");
+    }
     if !herd.is_empty() {
         let (mut h, mut o) = (0.0, 0.0);
         for r in &ok {
@@ -191,8 +198,8 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
     slow.sort_by(|x, y| y.secs.total_cmp(&x.secs));
     println!("\nslowest:");
     println!(
-        "{:>9} {:>9} {:>10} {:>7}  test",
-        "secs", "herd7", "candidates", "events"
+        "{:>9} {:>9} {:>10} {:>10} {:>7}  test",
+        "secs", "herd7", "candidates", "left out", "events"
     );
     for r in slow.iter().take(a.top) {
         let h = herd_secs(herd, &r.file)
@@ -200,12 +207,13 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
             .unwrap_or_else(|| "-".into());
         match (&r.j, &r.err) {
             (Some(j), _) => println!(
-                "{:9.3} {h:>9} {:>10} {:>7}  {}",
-                r.secs, j.candidates, j.events, r.file
+                "{:9.3} {h:>9} {:>10} {:>10} {:>7}  {}",
+                r.secs, j.candidates, j.left_out, j.events, r.file
             ),
             (None, e) => println!(
-                "{:9.3} {h:>9} {:>10} {:>7}  {} ({})",
+                "{:9.3} {h:>9} {:>10} {:>10} {:>7}  {} ({})",
                 r.secs,
+                "-",
                 "-",
                 "-",
                 r.file,

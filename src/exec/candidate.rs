@@ -129,7 +129,7 @@ pub struct Cutter<'a> {
 
 /// Partial choices of sources are only judged when this many candidates (or more) lie
 /// below them...
-const CUT_MIN: usize = 4;
+const CUT_BELOW: usize = 4;
 /// ... and, at each depth, stop being judged after [`CUT_TRIAL`] tries that cut fewer than
 /// one in [`CUT_WORTH`].
 const CUT_TRIAL: u32 = 32;
@@ -607,7 +607,7 @@ impl RfWalk<'_, '_, '_> {
         let Some(c) = self.cutter else {
             return false;
         };
-        if k == 0 || self.below[k] < CUT_MIN {
+        if k == 0 || self.below[k] < CUT_BELOW {
             return false;
         }
         if self.stats.len() <= k {

@@ -21,6 +21,7 @@ pub fn line(file: &str, t: &Test, j: &Judgement) -> String {
         "flags": j.flags.iter().collect::<Vec<_>>(),
         "loop": j.cut,
         "candidates": j.candidates,
+        "left_out": j.left_out,
         "events": j.events,
         "seconds": j.elapsed.as_secs_f64(),
         "forbidden_by": j.forbidden_by.as_ref().map(|e| json!({"check": e.check, "cycle": e.cycle})),
