@@ -539,9 +539,18 @@ impl Search<'_> {
             .filter(|_| bounded.is_none() && !runs.iter().any(|r| r.cut));
         let layout = Layout::cached(&mut self.layout, p, plan, runs, shapes);
         let same = |a: usize, b: usize| layout.events[a].val == layout.events[b].val;
-        let Some(reads) = layout.sources(same) else {
+        let Some(mut reads) = layout.sources(same) else {
             return true;
         };
+        // A read with one source has it from the start: only the others are chosen.
+        let mut rf = Rel::empty(layout.events.len());
+        reads.retain(|(r, srcs)| match srcs[..] {
+            [w] => {
+                rf.insert(w, *r);
+                false
+            }
+            _ => true,
+        });
         // below[k]: candidates per choice of sources for the reads from k on.
         let fws: usize = layout.finals.iter().map(|(_, ws)| ws.len()).product();
         let mut below = Vec::with_capacity(reads.len() + 1);
@@ -557,7 +566,7 @@ impl Search<'_> {
             runs,
             reads: &reads,
             below: &below,
-            rf: Rel::empty(layout.events.len()),
+            rf,
             bounded: bounded.as_deref(),
             cutter,
             stats: &mut self.cut_stats,
