@@ -27,6 +27,10 @@ pub struct Ctx<'m, 'p> {
     ident: OnceCell<Rc<Rel>>,
     unv: OnceCell<Rc<Rel>>,
     cache: Option<&'p RunCache<'m>>,
+    /// Where the values that are the same for every candidate of the runs' shapes are kept:
+    /// the run cache's, also in runs that share nothing else with the candidates (see
+    /// [`Ctx::from_below`]).
+    vals: Option<&'p RunCache<'m>>,
     /// This candidate's values of the memo slots of the shared environments (see
     /// [`RunCache`]), by index.
     memo: RefCell<Vec<Option<Value<'m>>>>,
@@ -105,6 +109,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             ident: OnceCell::new(),
             unv: OnceCell::new(),
             cache,
+            vals: cache,
             // As many slots as the candidates before handed out: one allocation.
             memo: RefCell::new(Vec::with_capacity(
                 cache.map_or(0, |c| c.memos.get() as usize),
@@ -132,11 +137,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// A run bounding from below the candidates of one combination of runs whose `rf` in
     /// `p` holds the edges they all have.
-    pub fn from_below(m: &'m Model, p: &'p Primitives<'p>) -> Self {
+    /// The values that are the same for every candidate of the runs' shapes come from
+    /// `vals` (and go there), exact as they are.
+    pub fn from_below(m: &'m Model, p: &'p Primitives<'p>, vals: Option<&'p RunCache<'m>>) -> Self {
         let mut cx = Ctx::upper(m, p, None);
         if let Some(u) = cx.upper.as_mut() {
             u.lower = true;
         }
+        cx.vals = vals;
         cx
     }
 
@@ -387,7 +395,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.touched.set(true);
                     return Ok(v);
                 }
-                let stable = t.key.zip(self.cache);
+                let stable = t.key.zip(self.vals);
                 if let Some((k, c)) = stable
                     && let Some(v) = &c.vals.borrow()[k as usize]
                 {
@@ -457,7 +465,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         if self.m.varying[x.0 as usize] {
             self.touched.set(true);
         }
-        let shared = self.cache.filter(|_| !self.m.varying[x.0 as usize]);
+        let shared = self.vals.filter(|_| !self.m.varying[x.0 as usize]);
         if let Some(c) = shared {
             if let Some(v) = &c.globals.borrow()[x.0 as usize] {
                 return Ok(v.clone());
@@ -1158,14 +1166,16 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         Expr::Fun(_) | Expr::EmptyRel(_) => Slot::Val(self.eval(outer, &b.expr)?),
                         Expr::Var(..) if !shared => Slot::Val(self.eval(outer, &b.expr)?),
                         e => {
-                            let key = self.cache.and_then(|_| {
+                            let key = self.vals.and_then(|_| {
                                 self.m
                                     .cache_keys
                                     .get(&(b as *const Binding as usize))
                                     .copied()
                             });
-                            let hit = key.and_then(|k| {
-                                self.cache.and_then(|c| c.vals.borrow()[k as usize].clone())
+                            // A bound judges exactness by the thunk's expression: it keeps
+                            // the thunk, whose forcing finds the value.
+                            let hit = key.filter(|_| self.upper.is_none()).and_then(|k| {
+                                self.vals.and_then(|c| c.vals.borrow()[k as usize].clone())
                             });
                             match hit {
                                 Some(v) => Slot::Val(v),
@@ -1471,7 +1481,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         slot: impl Fn(&'p RunCache<'m>) -> &'p RefCell<rustc_hash::FxHashMap<usize, V>>,
         compute: impl FnOnce() -> R<V>,
     ) -> R<V> {
-        let Some(c) = self.cache.filter(|_| stable.contains(&key)) else {
+        let Some(c) = self.vals.filter(|_| stable.contains(&key)) else {
             return compute();
         };
         if let Some(v) = slot(c).borrow().get(&key) {

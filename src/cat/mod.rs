@@ -646,8 +646,8 @@ impl Model {
     /// The model runs bounded from below (see `eval::Upper`): a `with` takes what all its
     /// choices contain, and a check failing there fails in each of the candidates.
     /// Anything it cannot bound stops the run, with no answer.
-    pub fn doomed(&self, p: &Primitives) -> bool {
-        let cx = eval::Ctx::from_below(self, p);
+    pub fn doomed<'m>(&'m self, p: &Primitives, cache: Option<&RunCache<'m>>) -> bool {
+        let cx = eval::Ctx::from_below(self, p, cache);
         let mut failed = false;
         let _ = self.run_in(&cx, &mut |v: Verdict| {
             failed = v.failed.is_some();

@@ -543,7 +543,7 @@ fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
         c
     };
     let (some, none) = (with_rf(vec![(1, 3)]), with_rf(vec![]));
-    let doomed = |src: &str, c: &Cand| model(src, &[]).doomed(&c.prims());
+    let doomed = |src: &str, c: &Cand| model(src, &[]).doomed(&c.prims(), None);
     // Grows with rf: fails as soon as an edge is chosen.
     assert!(doomed("M\nempty rf as no-rf\n", &some));
     assert!(!doomed("M\nempty rf as no-rf\n", &none));

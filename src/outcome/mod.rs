@@ -12,7 +12,7 @@ use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
 use rayon::prelude::*;
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -236,8 +236,19 @@ fn visit_part(
     let mut timed_out = false;
     let mut ordinal = 0;
     // The model's rf-independent values, kept while the runs stay the same.
-    let cache = model.new_cache();
-    let mut cached_shapes: Vec<u32> = Vec::new();
+    // Runs of the same shapes give the model the same primitives but rf, FW and values:
+    // a cache for the candidates, and one for the runs judging partial choices of sources
+    // (see `doomed` below), each kept while the shapes stay the same.
+    let caches = [model.new_cache(), model.new_cache()];
+    let cached_shapes: [RefCell<Vec<u32>>; 2] = Default::default();
+    let for_shapes = |k: usize, shapes: &[u32]| {
+        let mut s = cached_shapes[k].borrow_mut();
+        if *s != shapes {
+            caches[k].clear();
+            *s = shapes.to_vec();
+        }
+        &caches[k]
+    };
     // A filter that the registers of the runs chosen so far already falsify drops the
     // combination before its other threads, rf and final writes are enumerated. Not when
     // some run is cut by the unrolling bound: such candidates count for `Loop` first.
@@ -276,7 +287,7 @@ fn visit_part(
                 return false;
             }
         }
-        model.doomed(&c.prims)
+        model.doomed(&c.prims, Some(for_shapes(1, c.shapes)))
     };
     let cutter = candidate::Cutter {
         doomed: &doomed,
@@ -337,13 +348,9 @@ fn visit_part(
                     })
                 });
             }
-            // Runs of the same shapes give the model the same primitives but rf, FW and values.
-            if c.shapes != cached_shapes {
-                cache.clear();
-                cached_shapes = c.shapes.to_vec();
-            }
+            let cache = for_shapes(0, c.shapes);
             let mut keep = true;
-            let res = model.run_cached(&c.prims, Some(&cache), &mut |verdict: Verdict| {
+            let res = model.run_cached(&c.prims, Some(cache), &mut |verdict: Verdict| {
                 debug_assert!(
                     bounded.is_none() || verdict.failed.is_none(),
                     "a bounded candidate fails {:?}",
