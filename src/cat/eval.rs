@@ -136,9 +136,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     /// A run bounding from below the candidates of one combination of runs whose `rf` in
-    /// `p` holds the edges they all have.
-    /// The values that are the same for every candidate of the runs' shapes come from
-    /// `vals` (and go there), exact as they are.
+    /// `p` holds the edges they all have. The values that are the same for every candidate
+    /// of the runs' shapes come from `vals` (and go there), exact as they are.
     pub fn from_below(m: &'m Model, p: &'p Primitives<'p>, vals: Option<&'p RunCache<'m>>) -> Self {
         let mut cx = Ctx::upper(m, p, None);
         if let Some(u) = cx.upper.as_mut() {
@@ -177,14 +176,28 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// Bounding from below, outside an exact value.
     pub fn lowering(&self) -> bool {
-        self.bounding() && self.upper.as_ref().is_some_and(|u| u.lower)
+        self.bounding() && self.bounds_below()
+    }
+
+    /// A run bounding from below, inside an exact value or not.
+    fn bounds_below(&self) -> bool {
+        self.upper.as_ref().is_some_and(|u| u.lower)
     }
 
     /// What is exact in this run's bounds, by address (see [`Ctx::is_exact`]).
     fn exact_table(&self) -> &rustc_hash::FxHashSet<usize> {
-        match &self.upper {
-            Some(u) if u.lower => &self.m.exact_combo,
-            _ => &self.m.exact,
+        match self.bounds_below() {
+            true => &self.m.exact_combo,
+            false => &self.m.exact,
+        }
+    }
+
+    /// What a bound takes for an operator whose operand is not exact (see [`Upper`]):
+    /// `fallback` in place of a set or relation `v`; anything else is given up.
+    fn coarse(&self, v: Value<'m>, fallback: Value<'m>, pos: Pos, what: &str) -> R<Value<'m>> {
+        match v {
+            Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(fallback),
+            _ => Err(self.give_up(pos, what)),
         }
     }
 
@@ -219,7 +232,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         let table = self.exact_table();
         let addr = |p: *const ()| table.contains(&(p as usize));
         // Within one combination of runs, values are those of its runs.
-        let lower = self.upper.as_ref().is_some_and(|u| u.lower);
+        let lower = self.bounds_below();
         if self.m.bound[x.0 as usize]
             && let Some(slot) = env.lookup(x)
         {
@@ -634,10 +647,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 if self.bounding() {
                     match &f {
                         Value::Prim(Builtin::Domain | Builtin::Range) => {}
-                        // The pairs of its argument that hold different values: the
-                        // argument bounds them.
                         // Monotone once values are those of one combination of runs.
                         Value::Prim(Builtin::DifferentValues) if self.lowering() => {}
+                        // The pairs of its argument that hold different values: the
+                        // argument bounds them.
                         Value::Prim(Builtin::DifferentValues) => {
                             let v = self.eval(env, a)?;
                             return Ok(Value::Rel(self.as_rel(&v, a.pos())?));
@@ -756,10 +769,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             } else {
                 Value::Unv
             };
-            return match v {
-                Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(none),
-                _ => Err(self.give_up(pos, "the complement")),
-            };
+            return self.coarse(v, none, pos, "the complement");
         }
         let bad = |v: &Value| {
             self.err(
@@ -988,10 +998,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         // `A \ B` is within `A`; and contains nothing known from below.
         if self.bounding() && !self.is_exact(env, b) {
             if self.lowering() {
-                return match v1 {
-                    Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Empty),
-                    _ => Err(self.give_up(pos, "a difference")),
-                };
+                return self.coarse(v1, Value::Empty, pos, "a difference");
             }
             return Ok(v1);
         }

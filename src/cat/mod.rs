@@ -637,9 +637,7 @@ impl Model {
         }
         Some(branches)
     }
-}
 
-impl Model {
     /// Whether no candidate whose `rf` contains the one in `p` has a consistent execution:
     /// `p` is one combination of runs whose reads do not all have a source yet (those
     /// without read from nothing) and whose final writes are not chosen yet (`FW` empty).

@@ -469,19 +469,8 @@ impl Layout {
 
     /// The partial candidate with this `rf`, no final write chosen (see [`Cutter`]).
     fn partial<'a>(&'a self, p: &'a Program, rf: Rel, runs: &[&'a ThreadExec]) -> Candidate<'a> {
-        let n = self.events.len();
-        Candidate {
-            prims: Primitives {
-                n,
-                events: &self.events,
-                symbols: &p.symbols,
-                sets: Named::layered(&self.base.0, vec![("FW".into(), Set::empty(n))]),
-                rels: Named::layered(&self.base.1, vec![("rf".into(), rf)]),
-            },
-            runs: runs.to_vec(),
-            final_mem: Vec::new(),
-            shapes: &self.shapes,
-        }
+        let fw = Set::empty(self.events.len());
+        self.with_choice(p, rf, fw, Vec::new(), runs)
     }
 
     /// The candidate with this `rf` and the final writes `pick` chooses.
@@ -503,9 +492,21 @@ impl Layout {
             }
             final_mem.push((*l, self.events[w].val.unwrap_or(Value::ZERO)));
         }
+        self.with_choice(p, rf, fw, final_mem, runs)
+    }
+
+    /// The candidate of these runs with this `rf` and these final writes.
+    fn with_choice<'a>(
+        &'a self,
+        p: &'a Program,
+        rf: Rel,
+        fw: Set,
+        final_mem: Vec<(LocId, Value)>,
+        runs: &[&'a ThreadExec],
+    ) -> Candidate<'a> {
         Candidate {
             prims: Primitives {
-                n,
+                n: self.events.len(),
                 events: &self.events,
                 symbols: &p.symbols,
                 sets: Named::layered(&self.base.0, vec![("FW".into(), fw)]),
@@ -551,15 +552,21 @@ impl Search<'_> {
             }
             _ => true,
         });
-        // below[k]: candidates per choice of sources for the reads from k on.
-        let fws: usize = layout.finals.iter().map(|(_, ws)| ws.len()).product();
-        let mut below = Vec::with_capacity(reads.len() + 1);
-        below.push(fws);
-        for (_, srcs) in &reads {
-            let last = *below.last().expect("pushed");
-            below.push(srcs.len().saturating_mul(last));
-        }
-        let cutter = cutter.filter(|c| below[reads.len()] >= c.min);
+        // Only when cutting, below[k]: candidates per choice of sources for the reads from
+        // k on (the last, all of the combination's).
+        let below: Vec<usize> = match cutter {
+            Some(_) => {
+                let fws: usize = layout.finals.iter().map(|(_, ws)| ws.len()).product();
+                std::iter::once(fws)
+                    .chain(reads.iter().scan(fws, |n, (_, srcs)| {
+                        *n = srcs.len().saturating_mul(*n);
+                        Some(*n)
+                    }))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let cutter = cutter.filter(|c| below.last().is_some_and(|&n| n >= c.min));
         let mut walk = RfWalk {
             p,
             layout,

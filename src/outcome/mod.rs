@@ -235,7 +235,6 @@ fn visit_part(
     let mut err = None;
     let mut timed_out = false;
     let mut ordinal = 0;
-    // The model's rf-independent values, kept while the runs stay the same.
     // Runs of the same shapes give the model the same primitives but rf, FW and values:
     // a cache for the candidates, and one for the runs judging partial choices of sources
     // (see `doomed` below), each kept while the shapes stay the same.
