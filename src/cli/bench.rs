@@ -179,6 +179,15 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
     if left_out > 0 {
         println!("left out: {left_out} candidates below partial rf choices that fail a check");
     }
+    let symmetric = ok
+        .iter()
+        .filter(|r| r.j.as_ref().is_some_and(|j| j.symmetries > 1))
+        .count();
+    if symmetric > 0 {
+        println!(
+            "symmetric: {symmetric} tests judged one combination of runs per orbit of their symmetries"
+        );
+    }
     if !herd.is_empty() {
         let (mut h, mut o) = (0.0, 0.0);
         for r in &ok {
@@ -198,8 +207,8 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
     slow.sort_by(|x, y| y.secs.total_cmp(&x.secs));
     println!("\nslowest:");
     println!(
-        "{:>9} {:>9} {:>10} {:>10} {:>7}  test",
-        "secs", "herd7", "candidates", "left out", "events"
+        "{:>9} {:>9} {:>10} {:>10} {:>7} {:>4}  test",
+        "secs", "herd7", "candidates", "left out", "events", "sym"
     );
     for r in slow.iter().take(a.top) {
         let h = herd_secs(herd, &r.file)
@@ -207,12 +216,13 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
             .unwrap_or_else(|| "-".into());
         match (&r.j, &r.err) {
             (Some(j), _) => println!(
-                "{:9.3} {h:>9} {:>10} {:>10} {:>7}  {}",
-                r.secs, j.candidates, j.left_out, j.events, r.file
+                "{:9.3} {h:>9} {:>10} {:>10} {:>7} {:>4}  {}",
+                r.secs, j.candidates, j.left_out, j.events, j.symmetries, r.file
             ),
             (None, e) => println!(
-                "{:9.3} {h:>9} {:>10} {:>10} {:>7}  {} ({})",
+                "{:9.3} {h:>9} {:>10} {:>10} {:>7} {:>4}  {} ({})",
                 r.secs,
+                "-",
                 "-",
                 "-",
                 "-",

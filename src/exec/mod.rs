@@ -4,6 +4,7 @@
 
 pub mod candidate;
 pub mod program;
+pub mod symmetry;
 pub mod threads;
 
 pub use candidate::Candidate;

@@ -8,6 +8,7 @@ pub mod graph;
 use graph::ExecGraph;
 
 use crate::cat::{Model, Verdict};
+use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
@@ -34,6 +35,9 @@ pub struct Options {
     /// `rf` sources that already fails a check (see [`crate::cat::Model::doomed`]) leaves
     /// out the candidates below it; 0: never.
     pub cut_min: usize,
+    /// Judge one combination of runs per orbit of the test's symmetries (see
+    /// [`crate::exec::symmetry`]) and count the others as its renamings.
+    pub symmetry: bool,
 }
 
 impl Default for Options {
@@ -44,6 +48,7 @@ impl Default for Options {
             deadline: None,
             bound_min: BOUND_MIN,
             cut_min: CUT_MIN,
+            symmetry: true,
         }
     }
 }
@@ -77,6 +82,8 @@ pub struct Judgement {
     pub left_out: usize,
     /// Most events in one candidate.
     pub events: usize,
+    /// How many symmetries of the test were used (1: none; see [`Options::symmetry`]).
+    pub symmetries: usize,
     pub symbols: Symbols,
     pub elapsed: Duration,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
@@ -182,6 +189,7 @@ pub(crate) struct Prepared<'t> {
     runs: threads::ThreadRuns,
     plan: candidate::Plan,
     shown: Vec<LocRef>,
+    sym: Option<Symmetry>,
     start: Instant,
 }
 
@@ -199,11 +207,16 @@ pub(crate) fn prepare<'t>(
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll)?;
     let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
+    let shown = shown_locations(test);
+    let sym = (opts.symmetry && !every_rf)
+        .then(|| Symmetry::of(&prog, &runs, &shown))
+        .flatten();
     Ok(Prepared {
         prog,
         runs,
         plan,
-        shown: shown_locations(test),
+        shown,
+        sym,
         start,
     })
 }
@@ -221,6 +234,7 @@ fn visit_part(
         runs,
         plan,
         shown,
+        sym,
         start,
     } = pre;
     let test = prog.test;
@@ -252,7 +266,18 @@ fn visit_part(
     // combination before its other threads, rf and final writes are enumerated. Not when
     // some run is cut by the unrolling bound: such candidates count for `Loop` first.
     let filter = test.filter.as_ref().filter(|_| !runs.cut);
+    // With symmetries, a whole combination is judged only when it is the first of its
+    // orbit; `images` then holds the symmetries giving its distinct renamings.
+    let images: RefCell<Vec<usize>> = RefCell::new(vec![0]);
     let admit = |picks: &[usize]| -> bool {
+        if let Some(sym) = sym
+            && picks.len() == runs.runs.len()
+        {
+            match sym.images(picks) {
+                Some(v) => *images.borrow_mut() = v,
+                None => return false,
+            }
+        }
         let Some(flt) = filter else {
             return true;
         };
@@ -326,7 +351,18 @@ fn visit_part(
             let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
             let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
             let state = OnceCell::new();
+            let images = images.borrow();
             let mut hand = |verdict: Verdict| {
+                let renamed = match sym {
+                    Some(sym) if verdict.failed.is_none() && images.len() > 1 => {
+                        let s = state.get_or_init(state_of);
+                        images[1..]
+                            .iter()
+                            .map(|&i| (sym.state(i, s), verdict.clone()))
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                };
                 f(Branch {
                     c,
                     verdict,
@@ -334,6 +370,17 @@ fn visit_part(
                     state: &state,
                     state_of: &state_of,
                     ordinal,
+                }) && renamed.into_iter().all(|(s, verdict)| {
+                    // The condition maps onto itself: the renamed state satisfies it as
+                    // this one does.
+                    f(Branch {
+                        c,
+                        verdict,
+                        sat,
+                        state: &OnceCell::from(s),
+                        state_of: &state_of,
+                        ordinal,
+                    })
                 })
             };
             if let Some(b) = bounded.filter(|_| witnessed || !sat) {
@@ -444,6 +491,7 @@ pub fn judge(
     j.bounded = seen.bounded;
     j.left_out = seen.left_out;
     j.events = seen.events;
+    j.symmetries = pre.sym.as_ref().map_or(1, |s| s.elems.len());
     j.cut = seen.cut > 0;
     j.elapsed = pre.start.elapsed();
     Ok(j)
@@ -525,6 +573,7 @@ impl Judgement {
             bounded: 0,
             left_out: 0,
             events: 0,
+            symmetries: 1,
             symbols: Symbols::default(),
             elapsed: Duration::ZERO,
             forbidden_by: None,

@@ -22,6 +22,7 @@ pub fn line(file: &str, t: &Test, j: &Judgement) -> String {
         "loop": j.cut,
         "candidates": j.candidates,
         "left_out": j.left_out,
+        "symmetries": j.symmetries,
         "events": j.events,
         "seconds": j.elapsed.as_secs_f64(),
         "forbidden_by": j.forbidden_by.as_ref().map(|e| json!({"check": e.check, "cycle": e.cycle})),

@@ -116,6 +116,10 @@ impl Symbols {
     pub fn name(&self, id: LocId) -> &str {
         &self.names[id.0 as usize]
     }
+    /// Whether some locations are cells of arrays (their order then matters).
+    pub fn has_arrays(&self) -> bool {
+        !self.arrays.is_empty()
+    }
     pub fn len(&self) -> usize {
         self.names.len()
     }
