@@ -461,6 +461,9 @@ impl Rel {
     }
     /// A cycle as a list of events, if any (used to explain forbidden outcomes).
     pub fn find_cycle(&self) -> Option<Vec<usize>> {
+        if self.ww == 1 {
+            return self.find_cycle_small();
+        }
         // Iterative DFS with colours; each stack entry walks its row word by word, so the
         // search allocates nothing per event.
         let (n, ww) = (self.n, self.ww);
@@ -508,6 +511,53 @@ impl Rel {
         }
         None
     }
+    /// [`Rel::find_cycle`] for at most 64 events: the same search on arrays of the stack
+    /// (a model runs several checks per candidate; none allocates unless it fails).
+    fn find_cycle_small(&self) -> Option<Vec<usize>> {
+        let n = self.n;
+        let mut done = 0u64;
+        let mut on_path = 0u64;
+        let mut parent = [0u8; 64];
+        // The stack: each event on the path, with the successors it has still to visit.
+        let mut stack = [(0u8, 0u64); 64];
+        for root in 0..n {
+            if (done | on_path) >> root & 1 == 1 || self.m[root] == 0 {
+                continue;
+            }
+            on_path |= 1 << root;
+            stack[0] = (root as u8, self.m[root]);
+            let mut depth = 1;
+            while depth > 0 {
+                let (v, bits) = stack[depth - 1];
+                if bits == 0 {
+                    on_path &= !(1 << v);
+                    done |= 1 << v;
+                    depth -= 1;
+                    continue;
+                }
+                stack[depth - 1].1 = bits & (bits - 1);
+                let w = bits.trailing_zeros() as usize;
+                if on_path >> w & 1 == 1 {
+                    let mut cyc = vec![v as usize];
+                    let mut x = v as usize;
+                    while x != w {
+                        x = parent[x] as usize;
+                        cyc.push(x);
+                    }
+                    cyc.reverse();
+                    return Some(cyc);
+                }
+                if done >> w & 1 == 0 {
+                    on_path |= 1 << w;
+                    parent[w] = v;
+                    stack[depth] = (w as u8, self.m[w]);
+                    depth += 1;
+                }
+            }
+        }
+        None
+    }
+
     /// All topological sorts of `s` compatible with `self` (herd's `linearisations`),
     /// each returned as a strict total order over `s`.
     pub fn linearisations(&self, s: &Set) -> Vec<Rel> {
@@ -748,6 +798,19 @@ mod tests {
                 pairs.filter(|&(i, j)| (0..n).any(|k| r.contains(i, k) && o.contains(k, j))),
             );
             assert!(r.compose(&o) == naive, "case {case}, n {n}");
+            // A cycle exactly when the closure is reflexive; over at most 64 events, the
+            // same cycle as the search over wider rows finds for the same edges.
+            let cyc = r.find_cycle();
+            assert_eq!(cyc.is_some(), !want.is_irreflexive(), "case {case}, n {n}");
+            if let Some(c) = &cyc {
+                for k in 0..c.len() {
+                    assert!(r.contains(c[k], c[(k + 1) % c.len()]), "case {case}");
+                }
+            }
+            if n <= 64 {
+                let wide = Rel::from_pairs(n + 64, r.pairs());
+                assert_eq!(wide.find_cycle(), cyc, "case {case}, n {n}");
+            }
         }
     }
 

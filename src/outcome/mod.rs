@@ -356,9 +356,17 @@ fn visit_part(
                 let renamed = match sym {
                     Some(sym) if verdict.failed.is_none() && images.len() > 1 => {
                         let s = state.get_or_init(state_of);
+                        // The renamings are never the witness (this execution, which
+                        // satisfies the condition as they do, comes first): no graph.
+                        let bare = || Verdict {
+                            failed: None,
+                            flags: verdict.flags.clone(),
+                            co: None,
+                            rf: None,
+                        };
                         images[1..]
                             .iter()
-                            .map(|&i| (sym.state(i, s), verdict.clone()))
+                            .map(|&i| (sym.state(i, s), bare()))
                             .collect()
                     }
                     _ => Vec::new(),
@@ -447,7 +455,14 @@ pub fn judge(
         vec![Vec::new()]
     } else {
         deep_stacked_pool();
-        partition(&pre.runs.runs, rayon::current_num_threads())
+        // The combinations judged under symmetries gather where the first threads take
+        // their first runs: smaller parts keep the workers busy to the end.
+        let per_worker = if pre.sym.is_some() {
+            PARTS_SYMMETRIC
+        } else {
+            PARTS
+        };
+        partition(&pre.runs.runs, per_worker * rayon::current_num_threads())
     };
     let stop = AtomicBool::new(false);
     let judge_part = |prefix: &Vec<usize>| {
@@ -532,15 +547,20 @@ const BIG_TEST: usize = 256;
 /// Fewer combinations of runs than this are judged in one piece.
 const PARALLEL_MIN: usize = 64;
 
+/// Parts per worker a test is split into...
+const PARTS: usize = 8;
+/// ... and when it is judged under symmetries.
+const PARTS_SYMMETRIC: usize = 32;
+
 /// Prefixes of run choices (one run for each of the first threads) that split the
-/// combinations into about eight parts per worker; one empty prefix for small tests.
-fn partition(runs: &[Vec<crate::sem::ThreadExec>], workers: usize) -> Vec<Vec<usize>> {
-    if workers < 2 || combinations(runs) < PARALLEL_MIN {
+/// combinations into at least `want` parts; one empty prefix for small tests.
+fn partition(runs: &[Vec<crate::sem::ThreadExec>], want: usize) -> Vec<Vec<usize>> {
+    if want < 2 * PARTS || combinations(runs) < PARALLEL_MIN {
         return vec![Vec::new()];
     }
     let mut parts = vec![Vec::new()];
     for r in runs {
-        if parts.len() >= 8 * workers {
+        if parts.len() >= want {
             break;
         }
         parts = parts
@@ -592,7 +612,9 @@ impl Judgement {
                 } else {
                     self.unsat += 1;
                 }
-                self.states.insert(b.state().clone());
+                if !self.states.contains(b.state()) {
+                    self.states.insert(b.state().clone());
+                }
                 if b.sat && self.witness.is_none() {
                     self.witness = Some(ExecGraph::of(b.c, &b.verdict));
                 }
