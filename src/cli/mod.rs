@@ -100,8 +100,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub speedcheck: bool,
     /// Judge every candidate on its own, never a whole subtree of them at once by a bound
-    /// of the model, nor leave out those below a partial rf that already fails a check
-    /// (the answers are the same; for comparisons).
+    /// of the model, nor leave out those below a partial rf that already fails a check,
+    /// nor count renamings of symmetric threads' executions without judging them (the
+    /// answers are the same; for comparisons).
     #[arg(long)]
     pub no_bound: bool,
     /// Explain forbidden outcomes: the axiom and the cycle that rule them out.

@@ -64,6 +64,13 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether the subtrees below a choice of runs for the threads before `t` may be
+    /// bounded (see [`Bounder`]), at `min` combinations of runs or more.
+    pub fn boundable(&self, t: usize, min: usize) -> bool {
+        let (size, uniform) = self.rest[t];
+        min > 0 && uniform && size >= min
+    }
+
     /// `po_later_rf`: whether to offer a read the writes that follow it in program order.
     pub fn new(p: &Program, tr: &ThreadRuns, po_later_rf: bool) -> Plan {
         let nthreads = tr.runs.len();

@@ -456,13 +456,16 @@ pub fn judge(
     } else {
         deep_stacked_pool();
         // The combinations judged under symmetries gather where the first threads take
-        // their first runs: smaller parts keep the workers busy to the end.
-        let per_worker = if pre.sym.is_some() {
-            PARTS_SYMMETRIC
-        } else {
-            PARTS
-        };
-        partition(&pre.runs.runs, per_worker * rayon::current_num_threads())
+        // their first runs: smaller parts keep the workers busy to the end, but not so
+        // small that a subtree which may be bounded at once is split.
+        let workers = rayon::current_num_threads();
+        match &pre.sym {
+            Some(_) => partition(&pre.runs.runs, workers, PARTS_SYMMETRIC, &|d| {
+                let bounded = |d| pre.plan.boundable(d, opts.bound_min);
+                bounded(d) && !bounded(d + 1)
+            }),
+            None => partition(&pre.runs.runs, workers, PARTS, &|_| false),
+        }
     };
     let stop = AtomicBool::new(false);
     let judge_part = |prefix: &Vec<usize>| {
@@ -553,14 +556,22 @@ const PARTS: usize = 8;
 const PARTS_SYMMETRIC: usize = 32;
 
 /// Prefixes of run choices (one run for each of the first threads) that split the
-/// combinations into at least `want` parts; one empty prefix for small tests.
-fn partition(runs: &[Vec<crate::sem::ThreadExec>], want: usize) -> Vec<Vec<usize>> {
-    if want < 2 * PARTS || combinations(runs) < PARALLEL_MIN {
+/// combinations into at least `per_worker` parts per worker, unless `whole` says the parts
+/// below prefixes of some length are to be kept whole (once there are two per worker); one
+/// empty prefix for small tests.
+fn partition(
+    runs: &[Vec<crate::sem::ThreadExec>],
+    workers: usize,
+    per_worker: usize,
+    whole: &dyn Fn(usize) -> bool,
+) -> Vec<Vec<usize>> {
+    if workers < 2 || combinations(runs) < PARALLEL_MIN {
         return vec![Vec::new()];
     }
+    let want = per_worker * workers;
     let mut parts = vec![Vec::new()];
-    for r in runs {
-        if parts.len() >= want {
+    for (d, r) in runs.iter().enumerate() {
+        if parts.len() >= want || (parts.len() >= 2 * workers && whole(d)) {
             break;
         }
         parts = parts
