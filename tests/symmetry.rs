@@ -4,15 +4,10 @@
 
 mod common;
 
-use common::suite_files;
+use common::{answer, shipped, suite_files};
 use litmus::litmus::{ast::Test, parse};
-use litmus::model::{self, Loaded, Request};
+use litmus::model::{self, Loaded};
 use litmus::outcome::{Judgement, Options, judge};
-use litmus::report;
-
-fn shipped(name: &str) -> Loaded {
-    model::load_shipped(name, &Request::default()).unwrap()
-}
 
 fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
     let opts = Options {
@@ -20,21 +15,6 @@ fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
         ..Options::default()
     };
     judge(t, &m.model, m.macros.as_ref(), &opts).unwrap()
-}
-
-/// What a judgement answers, in herd's words.
-fn answer(j: &Judgement) -> (Vec<String>, (usize, usize), Vec<String>, bool) {
-    let states = j
-        .states
-        .iter()
-        .map(|s| report::herd::show_state(j, s))
-        .collect();
-    (
-        states,
-        j.witnesses(),
-        j.flags.iter().cloned().collect(),
-        j.cut,
-    )
 }
 
 /// Judged with and without symmetries: the same answer; the symmetries used.

@@ -1,7 +1,30 @@
 //! Helpers shared by the integration tests (each test binary uses some of them).
 #![allow(dead_code)]
 
+use litmus::model::{self, Loaded, Request};
+use litmus::outcome::Judgement;
+use litmus::report;
 use std::path::{Path, PathBuf};
+
+/// A shipped model by name.
+pub fn shipped(name: &str) -> Loaded {
+    model::load_shipped(name, &Request::default()).unwrap()
+}
+
+/// What a judgement answers, in herd's words: states, witness counts, flags, loop cut.
+pub fn answer(j: &Judgement) -> (Vec<String>, (usize, usize), Vec<String>, bool) {
+    let states = j
+        .states
+        .iter()
+        .map(|s| report::herd::show_state(j, s))
+        .collect();
+    (
+        states,
+        j.witnesses(),
+        j.flags.iter().cloned().collect(),
+        j.cut,
+    )
+}
 
 /// The crate's root folder.
 pub fn root() -> PathBuf {
