@@ -93,8 +93,18 @@ fn what_tells_threads_apart_leaves_no_symmetry() {
     // Store buffering swaps its threads with x and y.
     let (n, _) = same_both_ways(&parse(&sb("", "0:r0=0 /\\ 1:r0=0")).unwrap(), &m, "SB");
     assert_eq!(n, 2);
+    // Final values of memory are renamed too.
+    let t = parse(&sb("", "0:r0=0 /\\ 1:r0=0 /\\ x=1 /\\ y=1")).unwrap();
+    assert_eq!(same_both_ways(&t, &m, "SB x y").0, 2);
+    let t = parse(
+        "C 2+2W\n{}\nP0(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*y, 2);\n}\n\
+         P1(int *x, int *y)\n{\n\tWRITE_ONCE(*y, 1);\n\tWRITE_ONCE(*x, 2);\n}\n\
+         exists (x=2 /\\ y=2)\n",
+    )
+    .unwrap();
+    assert_eq!(same_both_ways(&t, &m, "2+2W").0, 2);
     // Not when the condition tells the threads apart, nor the initial state, nor the
-    // final value of a location.
+    // final value of one location only.
     for (init, cond) in [
         ("", "0:r0=0 /\\ 1:r0=1"),
         ("x=1;", "0:r0=0 /\\ 1:r0=0"),

@@ -5,8 +5,8 @@
 //! verdicts. Only one combination of runs per orbit needs judging: the executions of the
 //! others are its executions renamed (their final states permuted).
 //!
-//! Used only when renaming cannot be seen: C tests without arrays or virtual memory,
-//! states showing registers only, no loop cut, and a condition and filter each map onto
+//! Used only when renaming cannot be seen: C tests without arrays or virtual memory, no
+//! loop cut, and the shown locations, the condition and the filter each map onto
 //! themselves.
 
 use super::program::Program;
@@ -90,7 +90,6 @@ impl Symmetry {
             || p.symbols.has_arrays()
             || tr.cut
             || tr.runs.len() < 2
-            || shown.iter().any(|l| matches!(l, LocRef::Global(_)))
         {
             return None;
         }
@@ -133,7 +132,7 @@ impl Symmetry {
         let mut kept = Vec::new();
         let mut perms = Vec::new();
         for g in elems {
-            let Some(sh) = shown_perm(&g, shown, &procs) else {
+            let Some(sh) = shown_perm(&g, shown, p, &procs) else {
                 continue;
             };
             let same = |q: &Prop| {
@@ -374,18 +373,19 @@ fn same_run(st: &mut Partial, a: &ThreadExec, b: &ThreadExec) -> bool {
     true
 }
 
-/// Where `g` sends each shown register (`None` if one leaves the shown set).
-fn shown_perm(g: &Perm, shown: &[LocRef], procs: &[u32]) -> Option<Vec<usize>> {
+/// Where `g` sends each shown location (`None` if one leaves the shown set).
+fn shown_perm(g: &Perm, shown: &[LocRef], p: &Program, procs: &[u32]) -> Option<Vec<usize>> {
     shown
         .iter()
         .map(|l| {
-            let img = map_loc(l, Some(g), procs)?;
+            let img = map_loc(l, Some(g), p, procs)?;
             shown.iter().position(|m| *m == img)
         })
         .collect()
 }
 
-fn map_loc(l: &LocRef, g: Option<&Perm>, procs: &[u32]) -> Option<LocRef> {
+/// A register or location renamed by `g`; `None` for what cannot be renamed (a fault).
+fn map_loc(l: &LocRef, g: Option<&Perm>, p: &Program, procs: &[u32]) -> Option<LocRef> {
     let Some(g) = g else {
         return Some(l.clone());
     };
@@ -397,7 +397,11 @@ fn map_loc(l: &LocRef, g: Option<&Perm>, procs: &[u32]) -> Option<LocRef> {
                 reg: reg.clone(),
             })
         }
-        LocRef::Global(_) => None,
+        LocRef::Global(x) => {
+            let l = p.symbols.get(x)?;
+            let y = p.symbols.name(LocId(g.locs[l.0 as usize]));
+            Some(LocRef::Global(y.to_string()))
+        }
     }
 }
 
@@ -425,7 +429,7 @@ fn canon(q: &Prop, g: Option<&Perm>, p: &Program, procs: &[u32]) -> Canon {
             (ValueLit::Int(i), _) => i.to_string(),
         }
     };
-    let loc = |l: &LocRef| map_loc(l, g, procs).map(|l| format!("{l:?}"));
+    let loc = |l: &LocRef| map_loc(l, g, p, procs).map(|l| format!("{l:?}"));
     let c = |x: &Prop| canon(x, g, p, procs);
     let flat = |x: &Prop, y: &Prop, and: bool| {
         let mut v = Vec::new();
