@@ -145,7 +145,12 @@ impl Symmetry {
             kept.push(g);
             perms.push(sh);
         }
-        (kept.len() > 1).then_some(Symmetry {
+        // Counting orbits needs a group: checked rather than assumed of the comparisons.
+        let index: rustc_hash::FxHashSet<&Perm> = kept.iter().collect();
+        let closed = kept
+            .iter()
+            .all(|a| kept.iter().all(|b| index.contains(&a.after(b))));
+        (closed && kept.len() > 1).then_some(Symmetry {
             elems: kept,
             shown: perms,
         })
