@@ -4,17 +4,14 @@
 
 mod common;
 
-use common::{answer, shipped, suite_files};
+use common::{answer, judged_with_options, shipped, suite_files};
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::{self, Loaded};
-use litmus::outcome::{Judgement, Options, judge};
+use litmus::outcome::{Judgement, Options};
 
 fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
-    let opts = Options {
-        bound_min,
-        ..Options::default()
-    };
-    judge(t, &m.model, m.macros.as_ref(), &opts).unwrap()
+    let opts = Options::default();
+    judged_with_options(t, m, Options { bound_min, ..opts })
 }
 
 /// Each test of the suite with its architecture's model.
@@ -128,12 +125,16 @@ exists (0:r3=2 /\\ 0:r5=1)
 }
 
 fn judged_with(t: &Test, m: &Loaded, cut_min: usize) -> Judgement {
-    let opts = Options {
-        bound_min: 0,
-        cut_min,
-        ..Options::default()
-    };
-    judge(t, &m.model, m.macros.as_ref(), &opts).unwrap()
+    let opts = Options::default();
+    judged_with_options(
+        t,
+        m,
+        Options {
+            bound_min: 0,
+            cut_min,
+            ..opts
+        },
+    )
 }
 
 /// Leaving out the candidates below a partial choice of sources that already fails a check

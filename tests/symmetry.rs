@@ -4,17 +4,14 @@
 
 mod common;
 
-use common::{answer, shipped, suite_files};
+use common::{answer, judged_with_options, shipped, suite_files};
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::{self, Loaded};
-use litmus::outcome::{Judgement, Options, judge};
+use litmus::outcome::{Judgement, Options};
 
 fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
-    let opts = Options {
-        symmetry,
-        ..Options::default()
-    };
-    judge(t, &m.model, m.macros.as_ref(), &opts).unwrap()
+    let opts = Options::default();
+    judged_with_options(t, m, Options { symmetry, ..opts })
 }
 
 /// Judged with and without symmetries: the same answer; the symmetries used.

@@ -293,8 +293,7 @@ impl Search<'_> {
             return false;
         };
         let (p, tr, plan) = (self.p, self.tr, self.plan);
-        let (size, uniform) = plan.rest[t];
-        if size < b.min || !uniform || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins {
+        if !plan.boundable(t, b.min) || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins {
             return false;
         }
         self.tries += 1;

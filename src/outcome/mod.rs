@@ -353,39 +353,39 @@ fn visit_part(
             let state = OnceCell::new();
             let images = images.borrow();
             let mut hand = |verdict: Verdict| {
-                let renamed = match sym {
-                    Some(sym) if verdict.failed.is_none() && images.len() > 1 => {
-                        let s = state.get_or_init(state_of);
-                        // The renamings are never the witness (this execution, which
-                        // satisfies the condition as they do, comes first): no graph.
-                        let bare = || Verdict {
-                            failed: None,
-                            flags: verdict.flags.clone(),
-                            co: None,
-                            rf: None,
-                        };
-                        images[1..]
-                            .iter()
-                            .map(|&i| (sym.state(i, s), bare()))
-                            .collect()
-                    }
-                    _ => Vec::new(),
-                };
-                f(Branch {
+                // A consistent execution's renamings are executions too. The condition maps
+                // onto itself, so they satisfy it as this one does; and they are never the
+                // witness (this one comes first): no graph.
+                let renamings = sym
+                    .as_ref()
+                    .filter(|_| verdict.failed.is_none() && images.len() > 1)
+                    .map(|sym| (sym, verdict.flags.clone()));
+                let branch = Branch {
                     c,
                     verdict,
                     sat,
                     state: &state,
                     state_of: &state_of,
                     ordinal,
-                }) && renamed.into_iter().all(|(s, verdict)| {
-                    // The condition maps onto itself: the renamed state satisfies it as
-                    // this one does.
+                };
+                if !f(branch) {
+                    return false;
+                }
+                let Some((sym, flags)) = renamings else {
+                    return true;
+                };
+                let s = state.get_or_init(state_of);
+                images[1..].iter().all(|&i| {
                     f(Branch {
                         c,
-                        verdict,
+                        verdict: Verdict {
+                            failed: None,
+                            flags: flags.clone(),
+                            co: None,
+                            rf: None,
+                        },
                         sat,
-                        state: &OnceCell::from(s),
+                        state: &OnceCell::from(sym.state(i, s)),
                         state_of: &state_of,
                         ordinal,
                     })

@@ -1,14 +1,20 @@
 //! Helpers shared by the integration tests (each test binary uses some of them).
 #![allow(dead_code)]
 
+use litmus::litmus::ast::Test;
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::Judgement;
+use litmus::outcome::{Judgement, Options, judge};
 use litmus::report;
 use std::path::{Path, PathBuf};
 
 /// A shipped model by name.
 pub fn shipped(name: &str) -> Loaded {
     model::load_shipped(name, &Request::default()).unwrap()
+}
+
+/// `t` judged under `m` with `opts`.
+pub fn judged_with_options(t: &Test, m: &Loaded, opts: Options) -> Judgement {
+    judge(t, &m.model, m.macros.as_ref(), &opts).unwrap()
 }
 
 /// What a judgement answers, in herd's words: states, witness counts, flags, loop cut.
