@@ -186,9 +186,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// What is exact in this run's bounds, by address (see [`Ctx::is_exact`]).
     fn exact_table(&self) -> &rustc_hash::FxHashSet<usize> {
+        let m = self.m;
         match self.bounds_below() {
-            true => &self.m.exact_combo,
-            false => &self.m.exact,
+            true => m
+                .exact_combo
+                .get_or_init(|| super::stable::stable_parts(m, super::stable::COMBO_VARYING).exact),
+            false => m.exact.get_or_init(|| {
+                super::stable::stable_parts(m, super::stable::SUBTREE_VARYING).exact
+            }),
         }
     }
 

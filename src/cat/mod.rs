@@ -208,10 +208,11 @@ pub struct Model {
     stable_withs: rustc_hash::FxHashSet<usize>,
     /// Right-hand sides (and functions) that do not depend on what varies inside a subtree
     /// of candidates that [`Model::bound`] judges at once (see [`stable::SUBTREE_VARYING`]).
-    exact: rustc_hash::FxHashSet<usize>,
+    /// Computed on first use: most small tests are never bounded.
+    exact: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
     /// The same for the partial candidates [`Model::doomed`] judges: one combination of
     /// runs whose reads are not all given a source yet (see [`stable::COMBO_VARYING`]).
-    exact_combo: rustc_hash::FxHashSet<usize>,
+    exact_combo: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
@@ -472,8 +473,6 @@ impl Model {
         self.cache_keys = st.bindings;
         self.stable_tests = st.tests;
         self.stable_withs = st.withs;
-        self.exact = stable::stable_parts(self, stable::SUBTREE_VARYING).exact;
-        self.exact_combo = stable::stable_parts(self, stable::COMBO_VARYING).exact;
         self.varying = (0..self.names.len())
             .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
             .collect();

@@ -207,11 +207,13 @@ pub fn run(a: &CheckArgs) -> i32 {
             for ((_, t), row) in tests.iter().zip(&results) {
                 for c in row {
                     if let Cell::Done(j) = c {
-                        print!("{}", report::herd::block(t, j));
+                        // One write per block: a short run's output is then one system call.
+                        let mut out = report::herd::block(t, j);
                         if a.explain {
-                            print!("{}", report::explain(t, j));
+                            out.push_str(&report::explain(t, j));
                         }
-                        println!();
+                        out.push('\n');
+                        print!("{out}");
                     }
                 }
             }
