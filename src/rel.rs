@@ -529,6 +529,8 @@ impl Rel {
             let mut depth = 1;
             while depth > 0 {
                 let (v, bits) = stack[depth - 1];
+                // Successors already explored are skipped all at once.
+                let bits = bits & !done;
                 if bits == 0 {
                     on_path &= !(1 << v);
                     done |= 1 << v;
@@ -547,12 +549,10 @@ impl Rel {
                     cyc.reverse();
                     return Some(cyc);
                 }
-                if done >> w & 1 == 0 {
-                    on_path |= 1 << w;
-                    parent[w] = v;
-                    stack[depth] = (w as u8, self.m[w]);
-                    depth += 1;
-                }
+                on_path |= 1 << w;
+                parent[w] = v;
+                stack[depth] = (w as u8, self.m[w]);
+                depth += 1;
             }
         }
         None
