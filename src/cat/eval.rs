@@ -13,7 +13,8 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
-pub type R<T> = Result<T, CatError>;
+/// Errors are boxed: results then fit in two registers (a model's evaluation returns millions).
+pub type R<T> = Result<T, Box<CatError>>;
 
 /// Everything one run of the model needs besides the environment.
 pub struct Ctx<'m, 'p> {
@@ -212,7 +213,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     /// Gives the bound up: the error stops the run, and the flag survives a `try`.
-    pub fn give_up(&self, pos: Pos, what: &str) -> CatError {
+    pub fn give_up(&self, pos: Pos, what: &str) -> Box<CatError> {
         if let Some(u) = &self.upper {
             u.lost.set(true);
         }
@@ -309,13 +310,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
         Ok(())
     }
 
-    pub fn err(&self, pos: Pos, msg: impl Into<String>) -> CatError {
-        CatError {
+    pub fn err(&self, pos: Pos, msg: impl Into<String>) -> Box<CatError> {
+        Box::new(CatError {
             file: self.m.file_name(pos.file).to_string(),
             line: pos.line,
             col: pos.col,
             msg: msg.into(),
-        }
+        })
     }
 
     pub fn full(&self) -> Rc<Set> {
@@ -1454,7 +1455,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
             }
         }
-        .map_err(|e: CatError| if e.line == 0 { self.err(pos, e.msg) } else { e })
+        .map_err(|e: Box<CatError>| if e.line == 0 { self.err(pos, e.msg) } else { e })
     }
 
     /// Evaluates a check's expression as a relation or a set and decides it.

@@ -579,7 +579,7 @@ impl Model {
             .iter()
             .map(|&i| &self.files[i].prog.body[..])
             .collect();
-        exec::Runner { cx, report }.run_all(&progs)
+        exec::Runner { cx, report }.run_all(&progs).map_err(|e| *e)
     }
 }
 

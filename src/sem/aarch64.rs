@@ -1358,8 +1358,14 @@ mod tests {
             .filter(|e| e.events.len() == 3 && e.events[1].val != e.events[0].val)
             .collect();
         assert!(!bare.is_empty() && bare.len() % 2 == 0);
-        assert!(bare.iter().all(|e| has_rel(e, "data", 1, 2) && !has_rel(e, "data", 0, 2)));
-        let selected = bare.iter().filter(|e| has_rel(e, "pick-data-dep", 0, 2)).count();
+        assert!(
+            bare.iter()
+                .all(|e| has_rel(e, "data", 1, 2) && !has_rel(e, "data", 0, 2))
+        );
+        let selected = bare
+            .iter()
+            .filter(|e| has_rel(e, "pick-data-dep", 0, 2))
+            .count();
         assert_eq!(2 * selected, bare.len());
     }
 

@@ -392,7 +392,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         }
     }
 
-    fn exact_val(&self, f: impl FnOnce() -> Result<Value<'m>, crate::cat::CatError>) -> Lb<'m> {
+    fn exact_val(&self, f: impl FnOnce() -> crate::cat::eval::R<Value<'m>>) -> Lb<'m> {
         match f() {
             Ok(Value::Empty) => Lb::Empty,
             Err(_) => Lb::Nothing,
