@@ -246,7 +246,8 @@ impl<'m> Ctx<'m, '_> {
                 Ok(Value::rel(Rel::empty(self.n)))
             }
             Builtin::Tag2Events => match arg {
-                Value::Tag(_, t) => {
+                Value::Tag(tag) => {
+                    let t = tag.name.as_str();
                     let set = self
                         .p
                         .sets
@@ -259,8 +260,8 @@ impl<'m> Ctx<'m, '_> {
                 _ => Err("argument mismatch".into()),
             },
             Builtin::Loc2Events => match arg {
-                Value::Tag(_, x) => {
-                    let id = self.p.symbols.get(x);
+                Value::Tag(tag) => {
+                    let id = self.p.symbols.get(tag.name.as_str());
                     let s = Set::from_iter(
                         self.n,
                         (0..self.n).filter(|&e| {

@@ -560,7 +560,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Value::Rel(r) => Ok(r.clone()),
             Value::Empty => Ok(Rc::new(Rel::empty(self.n))),
             Value::Unv => Ok(self.unv()),
-            Value::Pair(a, b) => Ok(Rc::new(Rel::from_pairs(self.n, [(*a, *b)]))),
+            Value::Pair(a, b) => Ok(Rc::new(Rel::from_pairs(
+                self.n,
+                [(*a as usize, *b as usize)],
+            ))),
             v => Err(self.err(pos, format!("type rel expected, {} found", v.type_name()))),
         }
     }
@@ -592,7 +595,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             .enums
             .iter()
             .filter(|(t, _)| t == ty)
-            .flat_map(|(t, tags)| tags.iter().map(move |x| Value::Tag(t.as_str(), x.as_str())))
+            .flat_map(|(_, tags)| m.tags[tags.clone()].iter().map(Value::Tag))
             .collect();
         v.sort_by(cmp);
         v.dedup_by(|a, b| cmp(a, b) == Ordering::Equal);
@@ -606,7 +609,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Expr::EmptyRel(_) => Ok(Value::rel(Rel::empty(self.n))),
             Expr::Universe(_) => Ok(Value::Unv),
             Expr::Tag(pos, t) => match self.m.tag_types.get(t.as_str()) {
-                Some(ty) => Ok(Value::Tag(ty.as_str(), t.as_str())),
+                Some(&i) => Ok(Value::Tag(&self.m.tags[i as usize])),
                 None => Err(self.err(*pos, format!("tag '{t} is undefined"))),
             },
             Expr::Var(pos, x) => self.lookup(env, *x, *pos),
@@ -677,7 +680,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 None => Err(self.err(*pos, "check failed in recursive binding")),
             },
             Expr::Match(pos, a, cls, d) => match self.exact_eval(env, a, "a match")? {
-                Value::Tag(_, s) => {
+                Value::Tag(tag) => {
+                    let s = &tag.name;
                     for (t, c) in cls {
                         if t == s {
                             return self.eval(env, c);
@@ -797,8 +801,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Op1::Comp, Value::Set(s)) => Ok(Value::set(s.complement())),
             (Op1::Comp, Value::Rel(r)) => Ok(Value::rel(r.complement())),
             (Op1::Comp, Value::ValSet(s)) => match s.first() {
-                Some(Value::Tag(ty, _)) => {
-                    let all = self.tag_universe(ty);
+                Some(Value::Tag(t)) => {
+                    let all = self.tag_universe(&t.ty);
                     let rest = all
                         .into_iter()
                         .filter(|t| !valset_contains(&s, t))
@@ -807,11 +811,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
                 _ => Err(self.err(pos, "set or relation expected, set found")),
             },
-            (Op1::Comp, Value::Tag(ty, t)) => {
-                let all = self.tag_universe(ty);
+            (Op1::Comp, Value::Tag(t)) => {
+                let all = self.tag_universe(&t.ty);
                 let rest = all
                     .into_iter()
-                    .filter(|x| !matches!(x, Value::Tag(_, y) if *y == t))
+                    .filter(|x| !matches!(x, Value::Tag(y) if y.name == t.name))
                     .collect();
                 Ok(Value::ValSet(Rc::new(rest)))
             }
@@ -841,7 +845,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             let r = Rel::from_pairs(
                 self.n,
                 vs.iter().filter_map(|v| match v {
-                    Value::Pair(a, b) => Some((*a, *b)),
+                    Value::Pair(a, b) => Some((*a as usize, *b as usize)),
                     _ => None,
                 }),
             );
@@ -870,7 +874,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 _ => {}
             }
             acc = Some(match (acc, v) {
-                (None, Value::Pair(x, y)) => Value::rel(Rel::from_pairs(self.n, [(x, y)])),
+                (None, Value::Pair(x, y)) => {
+                    Value::rel(Rel::from_pairs(self.n, [(x as usize, y as usize)]))
+                }
                 (None, Value::Event(x)) => Value::set(Set::from_iter(self.n, [x])),
                 (None, v @ (Value::Rel(_) | Value::Set(_) | Value::ValSet(_))) => v,
                 (Some(Value::Rel(r)), Value::Rel(s)) => {
@@ -1021,8 +1027,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Value::Unv, Value::Rel(y)) => Ok(Value::rel(y.complement())),
             (Value::Unv, Value::Set(y)) => Ok(Value::set(y.complement())),
             (Value::Unv, Value::ValSet(y)) => match y.first() {
-                Some(Value::Tag(ty, _)) => {
-                    let all = self.tag_universe(ty);
+                Some(Value::Tag(t)) => {
+                    let all = self.tag_universe(&t.ty);
                     Ok(Value::ValSet(Rc::new(
                         all.into_iter()
                             .filter(|t| !valset_contains(&y, t))
@@ -1048,12 +1054,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Value::Unv, _) => Err(self.err(pos, "universe in set ++")),
             (_, Value::Unv) => Ok(Value::Unv),
             (Value::Event(e), Value::Empty) => Ok(Value::set(Set::from_iter(self.n, [e]))),
-            (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(Rel::from_pairs(self.n, [(x, y)]))),
+            (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(Rel::from_pairs(
+                self.n,
+                [(x as usize, y as usize)],
+            ))),
             (v, Value::Empty) => Ok(Value::ValSet(Rc::new(vec![v]))),
             (v, Value::ValSet(s)) => Ok(valset_add(&s, v)),
             (Value::Pair(x, y), Value::Rel(r)) => {
                 let mut r = Rc::unwrap_or_clone(r);
-                r.insert(x, y);
+                r.insert(x as usize, y as usize);
                 Ok(Value::rel(r))
             }
             (Value::Tuple(t), Value::Rel(r)) => match &t[..] {
@@ -1084,7 +1093,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Pat::Tuple(xs) => {
                 let vs: Vec<Value<'m>> = match v {
                     Value::Tuple(t) => t.to_vec(),
-                    Value::Pair(a, b) => vec![Value::Event(a), Value::Event(b)],
+                    Value::Pair(a, b) => vec![Value::Event(a as usize), Value::Event(b as usize)],
                     v => vec![v],
                 };
                 if vs.len() != xs.len() {
@@ -1346,7 +1355,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
         let elems: Vec<Value<'m>> = match &kind {
             Value::Empty => Vec::new(),
             Value::Set(s) => s.iter().map(Value::Event).collect(),
-            Value::Rel(r) => r.pairs().map(|(x, y)| Value::Pair(x, y)).collect(),
+            Value::Rel(r) => r
+                .pairs()
+                .map(|(x, y)| Value::Pair(x as u32, y as u32))
+                .collect(),
             Value::ValSet(s) => s.to_vec(),
             Value::Unv => return Err(self.err(pos, "cannot set-match on universe")),
             v => {
@@ -1375,7 +1387,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.n,
                     vs.iter().filter_map(|v| {
                         if let Value::Pair(x, y) = v {
-                            Some((*x, *y))
+                            Some((*x as usize, *y as usize))
                         } else {
                             None
                         }
@@ -1429,7 +1441,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let y = self.eval(env, b)?;
                 match (&x, y) {
                     (Value::Event(e), y) => Ok(self.as_set(&y, b.pos())?.contains(*e)),
-                    (Value::Pair(p, q), y) => Ok(self.as_rel(&y, b.pos())?.contains(*p, *q)),
+                    (Value::Pair(p, q), y) => {
+                        Ok(self.as_rel(&y, b.pos())?.contains(*p as usize, *q as usize))
+                    }
                     (_, Value::ValSet(s)) => Ok(valset_contains(&s, &x)),
                     (_, Value::Empty) => Ok(false),
                     (_, y) => {

@@ -177,7 +177,7 @@ impl<'m> Runner<'_, 'm, '_> {
             Ins::Match(pos, e, cls, d) => {
                 cx.need_exact(&st.env, e, "a match")?;
                 let v = cx.eval(&st.env, e)?;
-                let Value::Tag(_, s) = v else {
+                let Value::Tag(TagName { name: s, .. }) = v else {
                     return Err(cx.err(
                         e.pos(),
                         format!("matching on non-tag value of type '{}'", v.type_name()),

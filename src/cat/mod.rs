@@ -192,9 +192,12 @@ pub struct Model {
     order: Vec<usize>,
     /// Per symbol: whether the model ever binds it (else it is a primitive).
     bound: Vec<bool>,
-    /// Tag → its enum type (the last declaration wins, as in herd).
-    tag_types: FxMap<String, String>,
-    enums: Vec<(String, Vec<String>)>,
+    /// Tag → its entry in `tags` (the last declaration wins, as in herd).
+    tag_types: FxMap<String, u32>,
+    /// Every tag of every `enum`, in declaration order.
+    tags: Vec<value::TagName>,
+    /// Each `enum` type, with where its tags are in `tags`.
+    enums: Vec<(String, std::ops::Range<usize>)>,
     /// Names like `Rcu-lock` standing for the events bearing bell annotation `rcu-lock`.
     bell_sets: FxMap<Sym, String>,
     variants: Vec<String>,
@@ -314,6 +317,7 @@ impl Model {
             order: Vec::new(),
             bound: Vec::new(),
             tag_types: FxMap::default(),
+            tags: Vec::new(),
             enums: Vec::new(),
             bell_sets: FxMap::default(),
             variants: opts
@@ -449,15 +453,20 @@ impl Model {
             .into_iter()
             .map(|(x, tags)| (self.names.name(x).to_string(), tags))
             .collect();
-        for (ty, tags) in &enums {
+        for (ty, tags) in enums {
+            let start = self.tags.len();
             for t in tags {
-                self.tag_types.insert(t.clone(), ty.clone());
-                if let Some(x) = self.names.get(&builtins::tag_set_name(t)) {
+                self.tag_types.insert(t.clone(), self.tags.len() as u32);
+                if let Some(x) = self.names.get(&builtins::tag_set_name(&t)) {
                     self.bell_sets.entry(x).or_insert_with(|| t.clone());
                 }
+                self.tags.push(value::TagName {
+                    ty: ty.clone(),
+                    name: t,
+                });
             }
+            self.enums.push((ty, start..self.tags.len()));
         }
-        self.enums = enums;
         self.bound = bound;
         let names = &self.names;
         let name = |p: &Pat| match p {
@@ -520,9 +529,10 @@ impl Model {
             .iter()
             .rev()
             .find(|(t, _)| t == n)
-            .map(|(t, tags)| {
-                tags.iter()
-                    .map(|x| value::Value::Tag(t.as_str(), x.as_str()))
+            .map(|(_, tags)| {
+                self.tags[tags.clone()]
+                    .iter()
+                    .map(value::Value::Tag)
                     .collect()
             })
             .unwrap_or_default();

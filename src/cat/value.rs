@@ -11,6 +11,14 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+/// A tag of an `enum` declaration, kept by the model: a value holds a reference, so values
+/// stay two words long.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TagName {
+    pub ty: String,
+    pub name: String,
+}
+
 #[derive(Clone, Debug)]
 pub enum Value<'m> {
     /// `{}`: empty of any type.
@@ -20,9 +28,9 @@ pub enum Value<'m> {
     Set(Rc<Set>),
     Rel(Rc<Rel>),
     Event(usize),
-    Pair(usize, usize),
+    Pair(u32, u32),
     /// A tag: its enum type and its name.
-    Tag(&'m str, &'m str),
+    Tag(&'m TagName),
     /// A set of non-event values, sorted by [`cmp`] and without duplicates.
     ValSet(Rc<Vec<Value<'m>>>),
     Tuple(Rc<Vec<Value<'m>>>),
@@ -207,7 +215,7 @@ pub fn cmp(a: &Value<'_>, b: &Value<'_>) -> Ordering {
         (Rel(x), Rel(y)) => x.words().cmp(y.words()),
         (Event(x), Event(y)) => x.cmp(y),
         (Pair(a1, b1), Pair(a2, b2)) => (a1, b1).cmp(&(a2, b2)),
-        (Tag(_, x), Tag(_, y)) => x.cmp(y),
+        (Tag(x), Tag(y)) => x.name.cmp(&y.name),
         (ValSet(x), ValSet(y)) | (Tuple(x), Tuple(y)) => {
             for (p, q) in x.iter().zip(y.iter()) {
                 let c = cmp(p, q);
