@@ -12,7 +12,6 @@ use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
-use rayon::prelude::*;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -469,6 +468,7 @@ pub fn judge(
     };
     let stop = AtomicBool::new(false);
     let judge_part = |prefix: &Vec<usize>| {
+        let t0 = std::time::Instant::now();
         let mut j = Judgement::empty(test, model);
         let seen = visit_part(&pre, model, opts, prefix, &mut |b: Branch| {
             !stop.load(Ordering::Relaxed) && {
@@ -479,10 +479,13 @@ pub fn judge(
                 go_on
             }
         })?;
+        if std::env::var_os("LITMUS_PARTS").is_some() {
+            eprintln!("part {prefix:?} {:.3}s", t0.elapsed().as_secs_f64());
+        }
         Ok((j, seen))
     };
     let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
-        parts.par_iter().map(judge_part).collect()
+        in_order_of_need(&parts, judge_part)
     } else {
         parts.iter().map(judge_part).collect()
     };
@@ -513,6 +516,35 @@ pub fn judge(
     j.cut = seen.cut > 0;
     j.elapsed = pre.start.elapsed();
     Ok(j)
+}
+
+/// `f` of every part, each worker taking the next part not yet taken as soon as it is free:
+/// parts come in enumeration order and under symmetries the heavy ones come first, so this
+/// greedy order keeps both workers busy to the end, where rayon's halving of the list left
+/// one worker with the last heavy part.
+fn in_order_of_need<T: Send>(parts: &[Vec<usize>], f: impl Fn(&Vec<usize>) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: Vec<std::sync::Mutex<Option<T>>> =
+        parts.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    rayon::scope(|s| {
+        for _ in 0..rayon::current_num_threads().min(parts.len()) {
+            s.spawn(|_| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(p) = parts.get(i) else { break };
+                    let r = f(p);
+                    *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                }
+            });
+        }
+    });
+    done.into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every part is judged")
+        })
+        .collect()
 }
 
 /// Makes sure rayon's global pool, unless a caller built it already, has threads with
