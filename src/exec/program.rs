@@ -32,6 +32,8 @@ pub struct Program<'t> {
     pub macros: Option<&'t Macros>,
     /// Threads also record register events (models that compute dependencies, `catdep`).
     pub reg_events: bool,
+    /// Per C thread, its code as every run executes it, made at the first run.
+    c_code: Vec<std::sync::OnceLock<Result<sem::c::Code, Stop>>>,
 }
 
 impl<'t> Program<'t> {
@@ -99,6 +101,7 @@ impl<'t> Program<'t> {
             thread_regs,
             macros,
             reg_events: false,
+            c_code: test.threads.iter().map(|_| Default::default()).collect(),
         })
     }
 
@@ -113,7 +116,11 @@ impl<'t> Program<'t> {
             symbols: &self.symbols,
         };
         match (thread, self.test.arch) {
-            (Thread::C(c), _) => sem::c::run(c, &init, self.macros.expect("checked in new"), t),
+            (Thread::C(c), _) => {
+                let macros = self.macros.expect("checked in new");
+                let code = self.c_code[idx].get_or_init(|| sem::c::prepare(c, macros));
+                sem::c::run(c, code.as_ref().map_err(Clone::clone)?, &init, macros, t)
+            }
             (Thread::Asm(a), Arch::X86 | Arch::X86_64) => sem::x86::run(a, &init, t),
             (Thread::Asm(a), Arch::AArch64) => sem::aarch64::run(a, &init, t),
             (Thread::Asm(a), Arch::PPC) => sem::ppc::run(a, &init, t),

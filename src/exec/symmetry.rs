@@ -107,14 +107,21 @@ impl Symmetry {
         if let Some(f) = &test.filter {
             super::program::prop_locs(f, &mut add);
         }
+        // Threads whose runs differ in what no renaming changes cannot map onto each other;
+        // when no two can, the search (quadratic in the runs) is not worth starting.
+        let shapes: Vec<Vec<u64>> = tr.runs.iter().map(|rs| thread_shape(rs)).collect();
+        let n = tr.runs.len();
+        if !(0..n).any(|t| (0..n).any(|u| t != u && shapes[t] == shapes[u])) {
+            return None;
+        }
         let mut search = Search {
             p,
             tr,
             regs: &regs,
+            shapes: &shapes,
             steps: 0,
             found: Vec::new(),
         };
-        let n = tr.runs.len();
         let mut st = Partial {
             thread: vec![usize::MAX; n],
             runs: vec![Vec::new(); n],
@@ -219,6 +226,8 @@ struct Search<'a> {
     p: &'a Program<'a>,
     regs: &'a [String],
     tr: &'a ThreadRuns,
+    /// Each thread's [`thread_shape`].
+    shapes: &'a [Vec<u64>],
     steps: usize,
     found: Vec<Perm>,
 }
@@ -237,7 +246,7 @@ impl Search<'_> {
             return;
         }
         for u in 0..n {
-            if st.thread.contains(&u) || self.tr.runs[t].len() != self.tr.runs[u].len() {
+            if st.thread.contains(&u) || self.shapes[t] != self.shapes[u] {
                 continue;
             }
             self.steps += 1;
@@ -357,6 +366,34 @@ fn unify_opt(st: &mut Partial, a: Option<Value>, b: Option<Value>) -> bool {
         (None, None) => true,
         _ => false,
     }
+}
+
+/// What a renaming of locations keeps of a thread's runs: per run, a hash of its events'
+/// kinds, instructions, tags and integer values and of its relations (sorted, as a thread
+/// may map its runs onto another's in any order). Threads that map onto each other have
+/// the same shape.
+fn thread_shape(runs: &[ThreadExec]) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut out: Vec<u64> = runs
+        .iter()
+        .map(|r| {
+            let mut h = rustc_hash::FxHasher::default();
+            (r.events.len(), &r.rels, r.cut).hash(&mut h);
+            for e in &r.events {
+                (e.kind, e.instr, &e.tags).hash(&mut h);
+                for v in [e.loc, e.val] {
+                    match v {
+                        Some(Value::Int(i)) => (1u8, i).hash(&mut h),
+                        Some(Value::Addr(_)) => 2u8.hash(&mut h),
+                        None => 0u8.hash(&mut h),
+                    }
+                }
+            }
+            h.finish()
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// Whether run `a` renamed is run `b` (extending the renaming).

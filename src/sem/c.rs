@@ -84,6 +84,19 @@ impl Macros {
     }
 }
 
+/// A thread's body lowered and with its macros expanded: the same in every run of the
+/// thread, so it is made once (a thread is run again for every choice of the values it reads).
+#[derive(Debug)]
+pub struct Code(ir::St);
+
+/// The code every run of `thread` executes.
+pub fn prepare(thread: &CThread, macros: &Macros) -> Result<Code, Stop> {
+    let lowered =
+        ir::lower_body(&thread.body).map_err(|(span, msg)| Stop::error(Some(span), msg))?;
+    let code = macros.defs.expand_thread(&lowered).map_err(Stop::Error)?;
+    Ok(Code(code))
+}
+
 /// Run one thread; returns the final values of its locals (parameters included).
 ///
 /// Parameters are bound to the addresses of the globals they name, then the init
@@ -91,13 +104,11 @@ impl Macros {
 /// a run that would go further is `Stop::Cut`.
 pub fn run(
     thread: &CThread,
+    code: &Code,
     init: &ThreadInit,
     macros: &Macros,
     t: &mut Tracer,
 ) -> Result<BTreeMap<String, Value>, Stop> {
-    let lowered =
-        ir::lower_body(&thread.body).map_err(|(span, msg)| Stop::error(Some(span), msg))?;
-    let code = macros.defs.expand_thread(&lowered).map_err(Stop::Error)?;
     let mut regs = BTreeMap::new();
     for p in &thread.params {
         let loc = init.symbols.get(&p.name).ok_or_else(|| {
@@ -107,6 +118,6 @@ pub fn run(
     }
     regs.extend(init.regs.iter().map(|(k, v)| (k.clone(), *v)));
     let mut it = interp::Interp::new(t, init.proc, macros.lkmmv1, regs);
-    it.stmt(&code)?;
+    it.stmt(&code.0)?;
     Ok(it.finish())
 }

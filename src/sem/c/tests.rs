@@ -1,6 +1,6 @@
 //! Run small C litmus threads through every choice sequence and check the events.
 
-use super::{Macros, run};
+use super::{Macros, prepare, run};
 use crate::litmus::ast::{Arch, LocRef, Test, Thread, ValueLit};
 use crate::sem::{
     Domain, EventData, Kind, LocId, Stop, Symbols, ThreadExec, ThreadInit, Tracer, Value,
@@ -101,7 +101,14 @@ impl Case {
         let mut todo = vec![Vec::new()];
         while let Some(prefix) = todo.pop() {
             let mut t = Tracer::new(&prefix, &self.dom, &self.symbols, self.unroll);
-            match run(th, &init, macros, &mut t) {
+            let code = match prepare(th, macros) {
+                Ok(code) => code,
+                Err(e) => {
+                    out.push(Err(e));
+                    continue;
+                }
+            };
+            match run(th, &code, &init, macros, &mut t) {
                 Err(Stop::Choose(n)) => {
                     for k in (0..n).rev() {
                         let mut p = prefix.clone();
