@@ -468,7 +468,6 @@ pub fn judge(
     };
     let stop = AtomicBool::new(false);
     let judge_part = |prefix: &Vec<usize>| {
-        let t0 = std::time::Instant::now();
         let mut j = Judgement::empty(test, model);
         let seen = visit_part(&pre, model, opts, prefix, &mut |b: Branch| {
             !stop.load(Ordering::Relaxed) && {
@@ -479,9 +478,6 @@ pub fn judge(
                 go_on
             }
         })?;
-        if std::env::var_os("LITMUS_PARTS").is_some() {
-            eprintln!("part {prefix:?} {:.3}s", t0.elapsed().as_secs_f64());
-        }
         Ok((j, seen))
     };
     let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
