@@ -178,6 +178,22 @@ impl Small {
         r
     }
 
+    /// Maps the region, once (kept out of the allocation path); false if it cannot be.
+    #[cold]
+    #[inline(never)]
+    fn map_region(&self, st: &mut SmallState) -> bool {
+        if self.base.load(Ordering::Relaxed) == 1 {
+            return false;
+        }
+        let Some(base) = map_anonymous(REGION, libc::MAP_NORESERVE) else {
+            self.base.store(1, Ordering::Relaxed);
+            return false;
+        };
+        st.bump = base as usize;
+        self.base.store(base as usize, Ordering::Relaxed);
+        true
+    }
+
     /// A block for `l`, and whether it is fresh from the region (so already zero); null when
     /// the region is not available or full.
     fn alloc(&self, l: Layout) -> (*mut u8, bool) {
@@ -186,16 +202,8 @@ impl Small {
         }
         let (c, bytes) = class_of(l.size());
         let got = self.try_with(|st| {
-            if st.bump == 0 {
-                if self.base.load(Ordering::Relaxed) == 1 {
-                    return (std::ptr::null_mut(), false);
-                }
-                let Some(base) = map_anonymous(REGION, libc::MAP_NORESERVE) else {
-                    self.base.store(1, Ordering::Relaxed);
-                    return (std::ptr::null_mut(), false);
-                };
-                st.bump = base as usize;
-                self.base.store(base as usize, Ordering::Relaxed);
+            if st.bump == 0 && !self.map_region(st) {
+                return (std::ptr::null_mut(), false);
             }
             // Freed blocks are 16-aligned only: wider alignments always take fresh ones.
             let head = st.free[c];
@@ -204,7 +212,9 @@ impl Small {
                 st.free[c] = unsafe { head.cast::<*mut u8>().read() };
                 return (head, false);
             }
-            let start = st.bump.next_multiple_of(l.align().max(16));
+            // Alignments are powers of two.
+            let a = l.align().max(16);
+            let start = (st.bump + a - 1) & !(a - 1);
             if start + bytes > self.base.load(Ordering::Relaxed) + REGION {
                 return (std::ptr::null_mut(), false);
             }

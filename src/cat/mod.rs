@@ -400,7 +400,9 @@ impl Model {
     /// A shipped file's tree as build.rs stored it, its symbols interned here and its
     /// positions in file `idx`.
     fn read_stored(&mut self, bytes: &[u8], idx: u32) -> Option<Program> {
-        let (syms, tree): (Vec<String>, &[u8]) = postcard::take_from_bytes(bytes).ok()?;
+        // The symbols are borrowed from the stored bytes: only new ones are copied.
+        let (syms, tree): (Vec<&str>, &[u8]) = postcard::take_from_bytes(bytes).ok()?;
+        self.names.reserve(syms.len());
         let syms = syms.iter().map(|s| self.names.intern(s)).collect();
         ast::relocated(syms, idx, || postcard::from_bytes(tree).ok())
     }

@@ -23,6 +23,11 @@ impl Names {
         self.ids.insert(s.to_string(), x);
         x
     }
+    /// Room for `n` more names.
+    pub fn reserve(&mut self, n: usize) {
+        self.ids.reserve(n);
+        self.names.reserve(n);
+    }
     pub fn get(&self, s: &str) -> Option<Sym> {
         self.ids.get(s).copied()
     }
