@@ -10,8 +10,14 @@ use litmus::model::{self, Loaded};
 use litmus::outcome::{Judgement, Options};
 
 fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
-    let opts = Options::default();
-    judged_with_options(t, m, Options { bound_min, ..opts })
+    judged_with_options(
+        t,
+        m,
+        Options {
+            bound_min,
+            ..Options::default()
+        },
+    )
 }
 
 /// Each test of the suite with its architecture's model.
@@ -125,14 +131,13 @@ exists (0:r3=2 /\\ 0:r5=1)
 }
 
 fn judged_with(t: &Test, m: &Loaded, cut_min: usize) -> Judgement {
-    let opts = Options::default();
     judged_with_options(
         t,
         m,
         Options {
             bound_min: 0,
             cut_min,
-            ..opts
+            ..Options::default()
         },
     )
 }

@@ -560,10 +560,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Value::Rel(r) => Ok(r.clone()),
             Value::Empty => Ok(Rc::new(Rel::empty(self.n))),
             Value::Unv => Ok(self.unv()),
-            Value::Pair(a, b) => Ok(Rc::new(Rel::from_pairs(
-                self.n,
-                [(*a as usize, *b as usize)],
-            ))),
+            Value::Pair(a, b) => Ok(Rc::new(pair_rel(self.n, *a, *b))),
             v => Err(self.err(pos, format!("type rel expected, {} found", v.type_name()))),
         }
     }
@@ -874,9 +871,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 _ => {}
             }
             acc = Some(match (acc, v) {
-                (None, Value::Pair(x, y)) => {
-                    Value::rel(Rel::from_pairs(self.n, [(x as usize, y as usize)]))
-                }
+                (None, Value::Pair(x, y)) => Value::rel(pair_rel(self.n, x, y)),
                 (None, Value::Event(x)) => Value::set(Set::from_iter(self.n, [x])),
                 (None, v @ (Value::Rel(_) | Value::Set(_) | Value::ValSet(_))) => v,
                 (Some(Value::Rel(r)), Value::Rel(s)) => {
@@ -1054,10 +1049,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             (Value::Unv, _) => Err(self.err(pos, "universe in set ++")),
             (_, Value::Unv) => Ok(Value::Unv),
             (Value::Event(e), Value::Empty) => Ok(Value::set(Set::from_iter(self.n, [e]))),
-            (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(Rel::from_pairs(
-                self.n,
-                [(x as usize, y as usize)],
-            ))),
+            (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(pair_rel(self.n, x, y))),
             (v, Value::Empty) => Ok(Value::ValSet(Rc::new(vec![v]))),
             (v, Value::ValSet(s)) => Ok(valset_add(&s, v)),
             (Value::Pair(x, y), Value::Rel(r)) => {

@@ -11,6 +11,12 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::rc::Rc;
 
+/// The relation holding just the pair `(a, b)`, over `n` events: a [`Value::Pair`] taken as
+/// a relation.
+pub fn pair_rel(n: usize, a: u32, b: u32) -> Rel {
+    Rel::from_pairs(n, [(a as usize, b as usize)])
+}
+
 /// A tag of an `enum` declaration, kept by the model: a value holds a reference, so values
 /// stay two words long.
 #[derive(Debug, PartialEq, Eq)]

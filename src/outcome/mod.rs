@@ -518,28 +518,25 @@ pub fn judge(
 /// parts come in enumeration order and under symmetries the heavy ones come first, so this
 /// greedy order keeps both workers busy to the end, where rayon's halving of the list left
 /// one worker with the last heavy part.
-fn in_order_of_need<T: Send>(parts: &[Vec<usize>], f: impl Fn(&Vec<usize>) -> T + Sync) -> Vec<T> {
+fn in_order_of_need<T: Send + Sync>(
+    parts: &[Vec<usize>],
+    f: impl Fn(&Vec<usize>) -> T + Sync,
+) -> Vec<T> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<std::sync::Mutex<Option<T>>> =
-        parts.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let done: Vec<std::sync::OnceLock<T>> = parts.iter().map(|_| Default::default()).collect();
     rayon::scope(|s| {
         for _ in 0..rayon::current_num_threads().min(parts.len()) {
             s.spawn(|_| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(p) = parts.get(i) else { break };
-                    let r = f(p);
-                    *done[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                    let _ = done[i].set(f(p));
                 }
             });
         }
     });
     done.into_iter()
-        .map(|m| {
-            m.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .expect("every part is judged")
-        })
+        .map(|d| d.into_inner().expect("every part is judged"))
         .collect()
 }
 

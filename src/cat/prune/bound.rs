@@ -398,10 +398,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             Err(_) => Lb::Nothing,
             Ok(Value::Rel(r)) => Lb::Rel(r),
             Ok(Value::Set(s)) => Lb::Set(s),
-            Ok(Value::Pair(a, b)) => Lb::Rel(Rc::new(Rel::from_pairs(
-                self.cx.n,
-                [(a as usize, b as usize)],
-            ))),
+            Ok(Value::Pair(a, b)) => Lb::Rel(Rc::new(crate::cat::value::pair_rel(self.cx.n, a, b))),
             Ok(Value::Event(e)) => Lb::Set(Rc::new(Set::from_iter(self.cx.n, [e]))),
             Ok(v) => Lb::Val(v),
         }

@@ -98,16 +98,13 @@ impl Case {
             symbols: &self.symbols,
         };
         let mut out = Vec::new();
+        let code = match prepare(th, macros) {
+            Ok(code) => code,
+            Err(e) => return vec![Err(e)],
+        };
         let mut todo = vec![Vec::new()];
         while let Some(prefix) = todo.pop() {
             let mut t = Tracer::new(&prefix, &self.dom, &self.symbols, self.unroll);
-            let code = match prepare(th, macros) {
-                Ok(code) => code,
-                Err(e) => {
-                    out.push(Err(e));
-                    continue;
-                }
-            };
             match run(th, &code, &init, macros, &mut t) {
                 Err(Stop::Choose(n)) => {
                     for k in (0..n).rev() {
