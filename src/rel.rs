@@ -590,13 +590,23 @@ impl Rel {
     /// `keep` sees lower bounds of the orders still reachable: `self` on `s`, the placed
     /// elements in order, and each placed element before every unplaced one. Every
     /// linearisation below that prefix contains it, so when a monotone check already fails
-    /// on the bound the whole subtree can go. The full orders themselves are offered too
-    /// (the bound once one element is left is the full order).
-    pub fn linearisations_pruned(&self, s: &Set, mut keep: impl FnMut(&Rel) -> bool) -> Vec<Rel> {
+    /// on the bound the whole subtree can go. A placement that adds nothing to the bound
+    /// (`self` already put the element before every unplaced one) is not offered again.
+    /// With `full`, the full orders are offered too (the bound once one element is left is
+    /// the full order); without, they are not, for a caller that judges each order it gets
+    /// in full anyway.
+    pub fn linearisations_pruned(
+        &self,
+        s: &Set,
+        full: bool,
+        mut keep: impl FnMut(&Rel) -> bool,
+    ) -> Vec<Rel> {
         let elems: Vec<usize> = s.iter().collect();
         if elems.len() > 64 {
             let mut all = self.linearisations(s);
-            all.retain(|r| keep(r));
+            if full {
+                all.retain(|r| keep(r));
+            }
             return all;
         }
         let mut base = self.restrict_domain(s).restrict_range(s);
@@ -623,6 +633,7 @@ impl Rel {
             bound: base.clone(),
             unplaced: s.clone(),
             out: &mut out,
+            full,
         };
         walk.go(0, &mut keep);
         out
@@ -700,9 +711,27 @@ struct Walk<'a> {
     bound: Rel,
     unplaced: Set,
     out: &'a mut Vec<Rel>,
+    /// Whether full orders are offered to `keep`.
+    full: bool,
 }
 
 impl Walk<'_> {
+    /// Whether the elements left after `used` can be placed in one order only (then the
+    /// bound already is the full order).
+    fn one_way(&self, mut used: u64) -> bool {
+        let all = u64::MAX >> (64 - self.elems.len());
+        while used != all {
+            let free = (0..self.elems.len())
+                .filter(|&k| used >> k & 1 == 0 && self.preds[k] & !used == 0)
+                .fold(0u64, |m, k| m | 1 << k);
+            if free.count_ones() != 1 {
+                return false;
+            }
+            used |= free;
+        }
+        true
+    }
+
     /// Extends the prefix of placed elements `used` (a mask over `elems`) in every way.
     fn go(&mut self, used: u64, keep: &mut impl FnMut(&Rel) -> bool) {
         let m = self.elems.len();
@@ -717,10 +746,13 @@ impl Walk<'_> {
             }
             let e = self.elems[k];
             self.unplaced.remove(e);
+            // Placing the last element changes nothing (with one left, the bound was
+            // already the full order), nor does placing one that the base already put
+            // before every unplaced element: the bound is the one that passed before.
+            let same = self.bound.row(e) == self.unplaced.w.as_slice();
             self.bound.row_mut(e).copy_from_slice(&self.unplaced.w);
-            // Placing the last element changes nothing: with one left, the bound was
-            // already the full order.
-            if placed + 1 == m || keep(&self.bound) {
+            let offer = !same && placed + 1 < m && (self.full || !self.one_way(used | 1 << k));
+            if !offer || keep(&self.bound) {
                 self.go(used | 1 << k, keep);
             }
             self.bound.row_mut(e).copy_from_slice(self.base.row(e));
@@ -900,14 +932,27 @@ mod tests {
         let mut many = false;
         for base in rels(8, 20, 8) {
             let all = base.linearisations(&s);
-            let mut calls = 0;
-            let pruned = base.linearisations_pruned(&s, |_| {
-                calls += 1;
+            let mut offered = Vec::new();
+            let pruned = base.linearisations_pruned(&s, true, |r| {
+                offered.push(r.clone());
                 true
             });
             assert_eq!(sorted(pruned), sorted(all.clone()));
-            // Every full order is offered (with one element left the bound is the order).
-            assert!(all.is_empty() || calls > all.len());
+            // With `full`, every full order is offered (with one element left the bound
+            // is the order), unless the base already is one (then there is no choice).
+            if all.len() > 1 {
+                assert!(all.iter().all(|l| offered.contains(l)));
+            }
+            // Without, none is, and the orders are the same.
+            let mut partial = Vec::new();
+            let pruned = base.linearisations_pruned(&s, false, |r| {
+                partial.push(r.clone());
+                true
+            });
+            assert_eq!(sorted(pruned), sorted(all.clone()));
+            assert!(partial.iter().all(|b| !all.contains(b)));
+            // No bound is offered twice in a row: a placement that adds nothing is skipped.
+            assert!(offered.windows(2).all(|w| w[0] != w[1]));
             many |= all.len() > 10;
         }
         assert!(many);
@@ -927,7 +972,7 @@ mod tests {
             let all = base.linearisations(&s);
             let expected: Vec<Rel> = all.iter().filter(|r| passes(r)).cloned().collect();
             let mut offered = Vec::new();
-            let pruned = base.linearisations_pruned(&s, |r| {
+            let pruned = base.linearisations_pruned(&s, true, |r| {
                 offered.push(r.clone());
                 passes(r)
             });
@@ -951,11 +996,11 @@ mod tests {
     fn pruned_linearisations_of_a_cyclic_base_are_none_and_test_nothing() {
         let s = Set::from_iter(4, [0, 1, 2]);
         let base = Rel::from_pairs(4, [(0, 1), (1, 2), (2, 0)]);
-        let ls = base.linearisations_pruned(&s, |_| panic!("nothing to test"));
+        let ls = base.linearisations_pruned(&s, true, |_| panic!("nothing to test"));
         assert!(ls.is_empty());
         let one = Set::from_iter(4, [3]);
-        assert_eq!(base.linearisations_pruned(&one, |_| true).len(), 1);
-        assert!(base.linearisations_pruned(&one, |_| false).is_empty());
+        assert_eq!(base.linearisations_pruned(&one, true, |_| true).len(), 1);
+        assert!(base.linearisations_pruned(&one, true, |_| false).is_empty());
     }
 
     #[test]

@@ -130,14 +130,26 @@ impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
     /// order is not tested (see [`Pruner::prune`]; and its order may well be tested with
     /// the other factors). Stops at the first class left with no order, as then there is
     /// no branch at all.
+    ///
+    /// A full order is tested only when another class has a choice too: its failure then
+    /// spares the branches of every order of the others; alone, each order it passes is
+    /// judged in full by the model right after, which finds the same failure.
     pub fn build(&mut self, classes: &[Set], base: &Rel) -> Vec<Vec<Rc<Rel>>> {
         let mut fs = Vec::with_capacity(classes.len());
-        for s in classes {
-            let base = super::builtins::lin_base(base, s);
-            let orders = if is_total(&base, s) {
+        let bases: Vec<(Rel, bool)> = classes
+            .iter()
+            .map(|s| {
+                let b = super::builtins::lin_base(base, s);
+                let total = is_total(&b, s);
+                (b, total)
+            })
+            .collect();
+        let choices = bases.iter().filter(|(_, total)| !total).count();
+        for (s, (base, total)) in classes.iter().zip(bases) {
+            let orders = if total {
                 base.linearisations(s)
             } else {
-                base.linearisations_pruned(s, |p| self.keeps(p))
+                base.linearisations_pruned(s, choices > 1, |p| self.keeps(p))
             };
             let none = orders.is_empty();
             fs.push(orders.into_iter().map(Rc::new).collect());
