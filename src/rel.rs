@@ -587,7 +587,8 @@ impl Rel {
     /// The linearisations of `s` compatible with `self`, built one element at a time and
     /// skipping every order that extends a prefix `keep` rejects.
     ///
-    /// `keep` sees lower bounds of the orders still reachable: `self` on `s`, the placed
+    /// `keep` sees lower bounds of the orders still reachable, with how many elements are
+    /// left to place below them: `self` on `s`, the placed
     /// elements in order, and each placed element before every unplaced one. Every
     /// linearisation below that prefix contains it, so when a monotone check already fails
     /// on the bound the whole subtree can go. A placement that adds nothing to the bound
@@ -599,13 +600,13 @@ impl Rel {
         &self,
         s: &Set,
         full: bool,
-        mut keep: impl FnMut(&Rel) -> bool,
+        mut keep: impl FnMut(&Rel, usize) -> bool,
     ) -> Vec<Rel> {
         let elems: Vec<usize> = s.iter().collect();
         if elems.len() > 64 {
             let mut all = self.linearisations(s);
             if full {
-                all.retain(|r| keep(r));
+                all.retain(|r| keep(r, 1));
             }
             return all;
         }
@@ -615,7 +616,7 @@ impl Rel {
         }
         let mut out = Vec::new();
         // No order at all: nothing to test.
-        if base.find_cycle().is_some() || !keep(&base) {
+        if base.find_cycle().is_some() || !keep(&base, elems.len()) {
             return out;
         }
         let preds: Vec<u64> = elems
@@ -733,7 +734,7 @@ impl Walk<'_> {
     }
 
     /// Extends the prefix of placed elements `used` (a mask over `elems`) in every way.
-    fn go(&mut self, used: u64, keep: &mut impl FnMut(&Rel) -> bool) {
+    fn go(&mut self, used: u64, keep: &mut impl FnMut(&Rel, usize) -> bool) {
         let m = self.elems.len();
         let placed = used.count_ones() as usize;
         if placed == m {
@@ -752,7 +753,7 @@ impl Walk<'_> {
             let same = self.bound.row(e) == self.unplaced.w.as_slice();
             self.bound.row_mut(e).copy_from_slice(&self.unplaced.w);
             let offer = !same && placed + 1 < m && (self.full || !self.one_way(used | 1 << k));
-            if !offer || keep(&self.bound) {
+            if !offer || keep(&self.bound, m - placed - 1) {
                 self.go(used | 1 << k, keep);
             }
             self.bound.row_mut(e).copy_from_slice(self.base.row(e));
@@ -933,7 +934,7 @@ mod tests {
         for base in rels(8, 20, 8) {
             let all = base.linearisations(&s);
             let mut offered = Vec::new();
-            let pruned = base.linearisations_pruned(&s, true, |r| {
+            let pruned = base.linearisations_pruned(&s, true, |r, _| {
                 offered.push(r.clone());
                 true
             });
@@ -945,7 +946,7 @@ mod tests {
             }
             // Without, none is, and the orders are the same.
             let mut partial = Vec::new();
-            let pruned = base.linearisations_pruned(&s, false, |r| {
+            let pruned = base.linearisations_pruned(&s, false, |r, _| {
                 partial.push(r.clone());
                 true
             });
@@ -972,7 +973,7 @@ mod tests {
             let all = base.linearisations(&s);
             let expected: Vec<Rel> = all.iter().filter(|r| passes(r)).cloned().collect();
             let mut offered = Vec::new();
-            let pruned = base.linearisations_pruned(&s, true, |r| {
+            let pruned = base.linearisations_pruned(&s, true, |r, _| {
                 offered.push(r.clone());
                 passes(r)
             });
@@ -996,11 +997,14 @@ mod tests {
     fn pruned_linearisations_of_a_cyclic_base_are_none_and_test_nothing() {
         let s = Set::from_iter(4, [0, 1, 2]);
         let base = Rel::from_pairs(4, [(0, 1), (1, 2), (2, 0)]);
-        let ls = base.linearisations_pruned(&s, true, |_| panic!("nothing to test"));
+        let ls = base.linearisations_pruned(&s, true, |_, _| panic!("nothing to test"));
         assert!(ls.is_empty());
         let one = Set::from_iter(4, [3]);
-        assert_eq!(base.linearisations_pruned(&one, true, |_| true).len(), 1);
-        assert!(base.linearisations_pruned(&one, true, |_| false).is_empty());
+        assert_eq!(base.linearisations_pruned(&one, true, |_, _| true).len(), 1);
+        assert!(
+            base.linearisations_pruned(&one, true, |_, _| false)
+                .is_empty()
+        );
     }
 
     #[test]

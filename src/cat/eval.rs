@@ -35,6 +35,13 @@ pub struct Ctx<'m, 'p> {
     /// This candidate's values of the memo slots of the shared environments (see
     /// [`RunCache`]), by index.
     memo: RefCell<Vec<Option<Value<'m>>>>,
+    /// Per memo slot holding a thunk's value: the latest `with` or `let rec` variable its
+    /// evaluation read, directly or through other values, as its memo slot plus one (0:
+    /// none). A new `with` branch forgets only the values that read its variable or a
+    /// later one ([`Ctx::memo_forget_from`]).
+    reads: RefCell<Vec<u32>>,
+    /// The same, for what is being evaluated.
+    reading: Cell<u32>,
     /// Whether what is being evaluated has read something that may differ between the
     /// candidates sharing the run cache: `rf`, `FW`, values, a `with` or `let rec`
     /// variable, or a value computed from them (see [`Ctx::force`]).
@@ -115,6 +122,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
             memo: RefCell::new(Vec::with_capacity(
                 cache.map_or(0, |c| c.memos.get() as usize),
             )),
+            reads: RefCell::new(Vec::new()),
+            reading: Cell::new(0),
             touched: Cell::new(false),
             closures: RefCell::new(Vec::new()),
             upper: None,
@@ -349,24 +358,30 @@ impl<'m, 'p> Ctx<'m, 'p> {
     // ---------- names ----------
 
     pub fn lookup(&self, env: &Env<'m>, x: Sym, pos: Pos) -> R<Value<'m>> {
-        if self.m.bound[x.0 as usize] {
-            let mut cur = &env.0;
-            while let Some(n) = cur {
-                if n.shared.get()
-                    && let Some(c) = self.cache
-                {
-                    return match self.shared_lookup(c, n, x) {
-                        Some(slot) => self.force(slot),
-                        None => self.global(x, pos),
-                    };
-                }
-                if n.name == x {
-                    return self.force(&n.slot);
-                }
-                cur = &n.next.0;
-            }
+        match self.find(env, x) {
+            Some(slot) => self.force(slot),
+            None => self.global(x, pos),
         }
-        self.global(x, pos)
+    }
+
+    /// Where `env` binds `x`, if it does.
+    fn find<'e>(&self, env: &'e Env<'m>, x: Sym) -> Option<&'e Slot<'m>> {
+        if !self.m.bound[x.0 as usize] {
+            return None;
+        }
+        let mut cur = &env.0;
+        while let Some(n) = cur {
+            if n.shared.get()
+                && let Some(c) = self.cache
+            {
+                return self.shared_lookup(c, n, x);
+            }
+            if n.name == x {
+                return Some(&n.slot);
+            }
+            cur = &n.next.0;
+        }
+        None
     }
 
     /// Where `x` is bound from the shared node `n` on: found once per run cache (the
@@ -401,17 +416,22 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Slot::Val(v) => Ok(v.clone()),
             Slot::Memo(i) => {
                 self.touched.set(true);
+                self.note_read(i + 1);
                 self.memo_get(*i)
                     .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set"))
             }
             Slot::Thunk(t) => {
                 let held = match &t.value {
-                    Held::Own(cell) => cell.borrow().clone(),
-                    Held::Memo(i) => self.memo_get(*i),
+                    Held::Own(cell) => cell.borrow().clone().map(|v| (v, t.reads.get())),
+                    Held::Memo(i) => self.memo_get(*i).map(|v| {
+                        let r = self.reads.borrow().get(*i as usize).copied();
+                        (v, r.unwrap_or(u32::MAX))
+                    }),
                 };
-                if let Some(v) = held {
+                if let Some((v, reads)) = held {
                     // Kept per candidate: it may have read what varies.
                     self.touched.set(true);
+                    self.note_read(reads);
                     return Ok(v);
                 }
                 let stable = t.key.zip(self.vals);
@@ -431,6 +451,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     _ => None,
                 };
                 let outer = self.touched.replace(false);
+                let outer_reads = self.reading.replace(0);
                 let v = if self.bounding()
                     && self
                         .exact_table()
@@ -442,6 +463,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 };
                 let varies = self.touched.get();
                 self.touched.set(outer || varies);
+                // A function or procedure may call for anything later: it reads everything.
+                let reads = match v {
+                    Ok(Value::Clo(_) | Value::Proc(_)) => u32::MAX,
+                    _ => self.reading.get(),
+                };
+                self.reading.set(outer_reads.max(reads));
                 let v = v?;
                 // Functions and procedures may hold lazy parts of the candidate: never kept.
                 if let Some((i, c)) = steady
@@ -452,8 +479,18 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     return Ok(v);
                 }
                 match &t.value {
-                    Held::Own(cell) => *cell.borrow_mut() = Some(v.clone()),
-                    Held::Memo(i) => self.memo_set(*i, v.clone()),
+                    Held::Own(cell) => {
+                        *cell.borrow_mut() = Some(v.clone());
+                        t.reads.set(reads);
+                    }
+                    Held::Memo(i) => {
+                        self.memo_set(*i, v.clone());
+                        let mut r = self.reads.borrow_mut();
+                        if r.len() <= *i as usize {
+                            r.resize(*i as usize + 1, u32::MAX);
+                        }
+                        r[*i as usize] = reads;
+                    }
                 }
                 if let Some((k, c)) = stable {
                     c.vals.borrow_mut()[k as usize] = Some(v.clone());
@@ -471,10 +508,30 @@ impl<'m, 'p> Ctx<'m, 'p> {
         set_at(&mut self.memo.borrow_mut(), i, v);
     }
 
-    /// Forgets the memo slots from `i` on: a new `with` branch starts, and everything
-    /// after its variable may differ.
+    /// A new `with` branch starts, its variable in memo slot `i`: forgets the values that
+    /// read that variable or a later one (with `reads`; a run bounding candidates forgets
+    /// everything after the variable). Those that did not, such as the LKMM's `rf` when the
+    /// lock part's `singlestep(co)` meets no lock, stay for every branch.
     pub fn memo_forget_from(&self, i: u32) {
-        self.memo.borrow_mut().truncate(i as usize);
+        let mut memo = self.memo.borrow_mut();
+        if self.upper.is_some() {
+            memo.truncate(i as usize);
+            return;
+        }
+        let reads = self.reads.borrow();
+        for (k, v) in memo.iter_mut().enumerate().skip(i as usize) {
+            if reads.get(k).is_none_or(|&r| r > i) {
+                *v = None;
+            }
+        }
+    }
+
+    /// Notes that what is being evaluated read the variable in memo slot `r - 1`, or a
+    /// value that read it.
+    fn note_read(&self, r: u32) {
+        if r > self.reading.get() {
+            self.reading.set(r);
+        }
     }
 
     /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
@@ -906,6 +963,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
+        // A later factor already known to be empty spares the others: the lock part of the
+        // LKMM's `rf`, `[IW | UL]; singlestep(co); lk-rmw^-1`, then does not read `co`.
+        for a in &es[1..] {
+            if self.known_empty(env, a)? {
+                return Ok(Value::Empty);
+            }
+        }
         let mut acc = SeqAcc::Neutral;
         for a in es {
             // `[S]` is kept as a set: composing with it is a restriction.
@@ -951,6 +1015,64 @@ impl<'m, 'p> Ctx<'m, 'p> {
             SeqAcc::Shared(r) => Value::Rel(r),
             SeqAcc::Rel(r) => Value::rel(r),
         })
+    }
+
+    /// Whether `e`, a name (or its inverse, or `[name]`) whose value is at hand without
+    /// computing anything, is empty.
+    fn known_empty(&self, env: &Env<'m>, e: &'m Expr) -> R<bool> {
+        let x = match e {
+            Expr::Var(_, x) => *x,
+            Expr::Op1(_, Op1::Inv | Op1::ToId, a) => match &**a {
+                Expr::Var(_, x) => *x,
+                _ => return Ok(false),
+            },
+            _ => return Ok(false),
+        };
+        let Some(slot) = self.find(env, x) else {
+            return Ok(false);
+        };
+        if !self.at_hand(slot) {
+            return Ok(false);
+        }
+        Ok(match self.force(slot)? {
+            Value::Empty => true,
+            Value::Rel(r) => r.is_empty(),
+            Value::Set(s) => s.is_empty(),
+            _ => false,
+        })
+    }
+
+    /// Whether forcing `slot` computes nothing.
+    fn at_hand(&self, slot: &Slot<'m>) -> bool {
+        let Slot::Thunk(t) = slot else {
+            return true;
+        };
+        match &t.value {
+            Held::Own(cell) if cell.borrow().is_some() => return true,
+            Held::Memo(i)
+                if self
+                    .memo
+                    .borrow()
+                    .get(*i as usize)
+                    .is_some_and(Option::is_some) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+        if let Some((k, c)) = t.key.zip(self.vals)
+            && c.vals.borrow()[k as usize].is_some()
+        {
+            return true;
+        }
+        match (&t.value, self.cache) {
+            (Held::Memo(i), Some(c)) => c
+                .steady
+                .borrow()
+                .get(*i as usize)
+                .is_some_and(Option::is_some),
+            _ => false,
+        }
     }
 
     fn inter(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, b: &'m Expr) -> R<Value<'m>> {
@@ -1201,6 +1323,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                                         false => Held::Own(RefCell::new(None)),
                                     },
                                     key,
+                                    reads: Cell::new(0),
                                 })),
                             }
                         }

@@ -761,7 +761,7 @@ fn bounded_build(classes: &[crate::rel::Set], base: &Rel) -> Option<Vec<Vec<Rc<R
     let mut total = 1usize;
     for s in classes {
         let mut steps = 0;
-        let orders = super::builtins::lin_base(base, s).linearisations_pruned(s, true, |_| {
+        let orders = super::builtins::lin_base(base, s).linearisations_pruned(s, true, |_, _| {
             steps += 1;
             steps <= STEPS
         });

@@ -98,8 +98,9 @@ impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
         }
     }
 
-    /// Whether some branch whose `co` contains `p` may pass every check.
-    pub fn keeps(&mut self, p: &Rel) -> bool {
+    /// Whether some branch whose `co` contains `p` may pass every check; `left` elements
+    /// are still to be placed below `p` (see [`Rel::linearisations_pruned`]).
+    pub fn keeps(&mut self, p: &Rel, left: usize) -> bool {
         if let Some(c) = self.coherence.get()
             && let Some(cycle) = c.cycle(p)
         {
@@ -107,10 +108,14 @@ impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
             return false;
         }
         if let Some(b) = self.bounds.get()
-            && let Some(f) = b.failing(&Rc::new(p.clone()))
+            && b.worth_at(left)
         {
-            self.first.1.get_or_insert(f);
-            return false;
+            let failure = b.failing(&Rc::new(p.clone()));
+            b.tried_at(left, failure.is_some());
+            if let Some(f) = failure {
+                self.first.1.get_or_insert(f);
+                return false;
+            }
         }
         true
     }
@@ -121,7 +126,7 @@ impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
             return;
         }
         for f in fs.iter_mut() {
-            f.retain(|p| self.keeps(p));
+            f.retain(|p| self.keeps(p, 1));
         }
     }
 
@@ -149,7 +154,7 @@ impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
             let orders = if total {
                 base.linearisations(s)
             } else {
-                base.linearisations_pruned(s, choices > 1, |p| self.keeps(p))
+                base.linearisations_pruned(s, choices > 1, |p, left| self.keeps(p, left))
             };
             let none = orders.is_empty();
             fs.push(orders.into_iter().map(Rc::new).collect());

@@ -429,6 +429,50 @@ fn cached_values_do_not_leak_rf() {
 }
 
 #[test]
+fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
+    // Four branches (two orders of x's writes, then two of y's). `bx` reads `cox` only, so
+    // the branches of `coy` keep it; `early` reads neither, as its empty `none` stops the
+    // sequence first; `late`, `byf` (through a function) and `both` read the latest
+    // variable and are computed again in every branch. Each branch's flags and checks are
+    // those of a run that shares nothing.
+    let src = "enum Locs = 'x || 'y\nlet none = [F]\nlet f r = r ; [IW]\n\
+               with cox from linearisations(W & loc2events('x), 0)\n\
+               let bx = cox ; [IW]\n\
+               with coy from linearisations(W \\ loc2events('x), 0)\n\
+               let early = coy ; none\nlet late = coy ; [IW]\nlet byf = f(coy)\n\
+               let both = bx | late\nlet co = cox | coy\n\
+               flag ~empty bx as bx\nflag ~empty late as late\nflag ~empty byf as byf\n\
+               flag ~empty early as early\nflag ~empty both as both\n\
+               acyclic co | rf | ((rf^-1 ; co) \\ id) | po as sc";
+    let m = model(src, &[]);
+    let cache = m.new_cache();
+    let seen = |vs: Vec<Verdict>| -> Vec<_> {
+        vs.into_iter()
+            .map(|v| {
+                let mut flags: Vec<_> = v.flags.to_vec();
+                flags.sort();
+                (flags, v.failed.map(|f| f.name), v.co)
+            })
+            .collect()
+    };
+    let fresh = seen(verdicts(&m, &sb()));
+    assert_eq!(fresh.len(), 4);
+    // The flags differ between branches: each must be its own branch's.
+    assert!(fresh.iter().any(|(f, ..)| f.contains(&"bx".to_string())));
+    assert!(fresh.iter().any(|(f, ..)| !f.contains(&"bx".to_string())));
+    assert!(fresh.iter().any(|(f, ..)| f.contains(&"late".to_string())));
+    assert!(fresh.iter().any(|(f, ..)| !f.contains(&"late".to_string())));
+    assert!(
+        fresh
+            .iter()
+            .all(|(f, ..)| !f.contains(&"early".to_string()))
+    );
+    for _ in 0..2 {
+        assert_eq!(seen(cached_verdicts(&m, &sb(), &cache)), fresh);
+    }
+}
+
+#[test]
 fn values_that_read_nothing_varying_are_kept_for_the_shape() {
     // `locked` names rf, but there is no `F` event: the sequence stops before reaching rf,
     // so its value is the same in every candidate of these runs and is kept. `com` reads

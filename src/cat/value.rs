@@ -77,6 +77,9 @@ pub struct Thunk<'m> {
     pub value: Held<'m>,
     /// Its slot in the run cache, for a binding that is the same in every candidate.
     pub key: Option<u32>,
+    /// For a value held in the thunk: the latest `with` or `let rec` variable it read (see
+    /// `Ctx::force`).
+    pub reads: std::cell::Cell<u32>,
 }
 
 /// Where a thunk keeps its value once forced.

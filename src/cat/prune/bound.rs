@@ -34,6 +34,9 @@ pub struct Memo {
     stats: RefCell<FxHashMap<(usize, usize), (u32, u32)>>,
     /// Sites where no check is worth trying any more: not even read again.
     idle: RefCell<rustc_hash::FxHashSet<usize>>,
+    /// How often the checks were tried at a site on a prefix with so many elements left to
+    /// place, and how often they dropped it.
+    levels: RefCell<FxHashMap<(usize, usize), (u32, u32)>>,
 }
 
 /// What is known of a value: a lower bound, or the value itself.
@@ -184,6 +187,24 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
 
     pub fn has_checks(&self) -> bool {
         !self.checks.is_empty()
+    }
+
+    /// Whether testing prefixes with `left` elements still to place pays: only while at
+    /// least one in `left!` of them is dropped (after [`TRIAL`] tries), as below lie at
+    /// most `left!` orders, each judged by the model in about the time a test takes.
+    pub fn worth_at(&self, left: usize) -> bool {
+        let orders: u32 = (1..=left.min(12) as u32).product();
+        let levels = self.memo().levels.borrow();
+        let (tried, dropped) = levels.get(&(self.site, left)).copied().unwrap_or_default();
+        tried < TRIAL || dropped.saturating_mul(orders) >= tried
+    }
+
+    /// Counts one test of a prefix with `left` elements still to place.
+    pub fn tried_at(&self, left: usize, dropped: bool) {
+        let mut levels = self.memo().levels.borrow_mut();
+        let s = levels.entry((self.site, left)).or_default();
+        s.0 += 1;
+        s.1 += u32::from(dropped);
     }
 
     /// The first check whose lower bound fails when `co` contains `p`.
