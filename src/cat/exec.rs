@@ -53,6 +53,9 @@ enum Binder<'m> {
 pub struct Runner<'c, 'm, 'p> {
     pub cx: &'c Ctx<'m, 'p>,
     pub report: &'c mut dyn FnMut(Verdict) -> bool,
+    /// Whether verdicts carry the final `co` and `rf` (for graphs): copying them for every
+    /// branch costs more than some branches.
+    pub relations: bool,
 }
 
 impl<'m> Runner<'_, 'm, '_> {
@@ -72,6 +75,9 @@ impl<'m> Runner<'_, 'm, '_> {
 
     fn verdict(&self, st: &State<'m>, failed: Option<Failure>) -> Verdict {
         let get = |name: &str| {
+            if !self.relations {
+                return None;
+            }
             let x = self.cx.m.names.get(name)?;
             let v = self.cx.lookup(&st.env, x, Pos::default()).ok()?;
             self.cx

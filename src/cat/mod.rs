@@ -548,7 +548,7 @@ impl Model {
         p: &Primitives,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
-        self.run_cached(p, None, report)
+        self.run_cached(p, None, true, report)
     }
 
     /// A cache for [`Model::run_cached`].
@@ -569,14 +569,15 @@ impl Model {
 
     /// Like [`Model::run`], reusing the rf-independent values in `cache`, which must have
     /// been filled only by candidates with the same events and the same primitives but
-    /// `rf` and `FW`.
+    /// `rf` and `FW`. Without `relations`, verdicts leave out the final `co` and `rf`.
     pub fn run_cached<'m>(
         &'m self,
         p: &Primitives,
         cache: Option<&RunCache<'m>>,
+        relations: bool,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
-        self.run_in(&eval::Ctx::new(self, p, cache), report)?;
+        self.run_in(&eval::Ctx::new(self, p, cache), relations, report)?;
         Ok(())
     }
 
@@ -584,6 +585,7 @@ impl Model {
     fn run_in<'m>(
         &'m self,
         cx: &eval::Ctx<'m, '_>,
+        relations: bool,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<bool, CatError> {
         let progs: Vec<&[Ins]> = self
@@ -591,7 +593,13 @@ impl Model {
             .iter()
             .map(|&i| &self.files[i].prog.body[..])
             .collect();
-        exec::Runner { cx, report }.run_all(&progs).map_err(|e| *e)
+        exec::Runner {
+            cx,
+            report,
+            relations,
+        }
+        .run_all(&progs)
+        .map_err(|e| *e)
     }
 }
 
@@ -616,7 +624,7 @@ impl Model {
         let cx = eval::Ctx::upper(self, p, None);
         let mut branches = Vec::new();
         let mut consistent = true;
-        let ran = self.run_in(&cx, &mut |v: Verdict| {
+        let ran = self.run_in(&cx, false, &mut |v: Verdict| {
             consistent &= v.failed.is_none();
             branches.push(v.flags);
             consistent
@@ -638,7 +646,7 @@ impl Model {
                         ..*p
                     };
                     let probe = eval::Ctx::upper(self, &q, Some((t, events.clone())));
-                    let ran = self.run_in(&probe, &mut |_| true);
+                    let ran = self.run_in(&probe, false, &mut |_| true);
                     let held = probe.probe().is_some_and(|(_, _, ok)| ok.get());
                     if ran.is_err() || probe.lost() || !held {
                         return None;
@@ -658,7 +666,7 @@ impl Model {
     pub fn doomed<'m>(&'m self, p: &Primitives, cache: Option<&RunCache<'m>>) -> bool {
         let cx = eval::Ctx::from_below(self, p, cache);
         let mut failed = false;
-        let _ = self.run_in(&cx, &mut |v: Verdict| {
+        let _ = self.run_in(&cx, false, &mut |v: Verdict| {
             failed = v.failed.is_some();
             false
         });

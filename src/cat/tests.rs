@@ -386,7 +386,7 @@ fn native_coherence_orders_match_the_interpreted_ones() {
 /// Runs `m` on `c` reusing `cache`, collecting each branch's verdict.
 fn cached_verdicts<'m>(m: &'m Model, c: &Cand, cache: &RunCache<'m>) -> Vec<Verdict> {
     let mut out = Vec::new();
-    m.run_cached(&c.prims(), Some(cache), &mut |v| {
+    m.run_cached(&c.prims(), Some(cache), true, &mut |v| {
         out.push(v);
         true
     })

@@ -403,7 +403,9 @@ fn visit_part(
             }
             let cache = for_shapes(0, c.shapes);
             let mut keep = true;
-            let res = model.run_cached(&c.prims, Some(cache), &mut |verdict: Verdict| {
+            // Only a branch satisfying the condition may make the witness graph or explain
+            // why the outcome is forbidden.
+            let res = model.run_cached(&c.prims, Some(cache), sat, &mut |verdict: Verdict| {
                 debug_assert!(
                     bounded.is_none() || verdict.failed.is_none(),
                     "a bounded candidate fails {:?}",
