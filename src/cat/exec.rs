@@ -211,16 +211,20 @@ impl<'m> Runner<'_, 'm, '_> {
                     acyclic.set(acyclic.get() && on.is_acyclic());
                     return Ok(Step::Done(true));
                 }
-                let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
                 // Bounding from below, a check that fails fails in every candidate; nothing
-                // else is settled.
+                // else is settled, so flags and the other tests are not even evaluated.
                 if cx.lowering() {
                     let settled = !t.negated || cx.is_exact(&st.env, &t.expr);
-                    if *ty == TestType::Check && !ok && settled {
+                    if *ty != TestType::Check || !settled {
+                        return Ok(Step::Next(k));
+                    }
+                    let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
+                    if !ok {
                         return self.fail(st, t, cycle);
                     }
                     return Ok(Step::Next(k));
                 }
+                let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
                 // A bound settles a test where the bounded relation passes it (`acyclic`,
                 // `empty`, `irreflexive` then hold in every candidate); else only an exact
                 // relation does, or, for an acyclicity check within locations, the check
