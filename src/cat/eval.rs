@@ -965,10 +965,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
         // A later factor already known to be empty spares the others: the lock part of the
         // LKMM's `rf`, `[IW | UL]; singlestep(co); lk-rmw^-1`, then does not read `co`.
-        for a in &es[1..] {
-            if self.known_empty(env, a)? {
-                return Ok(Value::Empty);
-            }
+        if es.len() > 1 && self.stable_empty_factor(env, es)? {
+            return Ok(Value::Empty);
         }
         let mut acc = SeqAcc::Neutral;
         for a in es {
@@ -1017,62 +1015,62 @@ impl<'m, 'p> Ctx<'m, 'p> {
         })
     }
 
-    /// Whether `e`, a name (or its inverse, or `[name]`) whose value is at hand without
-    /// computing anything, is empty.
-    fn known_empty(&self, env: &Env<'m>, e: &'m Expr) -> R<bool> {
-        let x = match e {
-            Expr::Var(_, x) => *x,
-            Expr::Op1(_, Op1::Inv | Op1::ToId, a) => match &**a {
-                Expr::Var(_, x) => *x,
-                _ => return Ok(false),
-            },
-            _ => return Ok(false),
-        };
-        let Some(slot) = self.find(env, x) else {
+    /// Whether a factor of the sequence `es` after the first is a name whose value is the
+    /// same for every candidate of the runs' shapes (kept in the run cache) and empty.
+    /// Decided once per shape and environment, and only in the environments candidates
+    /// share (a name there always means the same binding).
+    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> R<bool> {
+        let (Some(c), Some(n)) = (self.cache, env.0.as_ref().filter(|n| n.shared.get())) else {
             return Ok(false);
         };
-        if !self.at_hand(slot) {
-            return Ok(false);
+        let key = (es.as_ptr() as usize, Rc::as_ptr(n) as usize);
+        if let Some(&found) = c.seq_empty.borrow().get(&key) {
+            return Ok(found);
         }
-        Ok(match self.force(slot)? {
-            Value::Empty => true,
-            Value::Rel(r) => r.is_empty(),
-            Value::Set(s) => s.is_empty(),
-            _ => false,
-        })
+        let mut found = false;
+        for a in &es[1..] {
+            let x = match a {
+                Expr::Var(_, x) => *x,
+                Expr::Op1(_, Op1::Inv | Op1::ToId, a) => match &**a {
+                    Expr::Var(_, x) => *x,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let kept = match self.find(env, x) {
+                Some(slot) => self.kept_for_shape(slot)?,
+                None => None,
+            };
+            if let Some(v) = kept
+                && match v {
+                    Value::Empty => true,
+                    Value::Rel(r) => r.is_empty(),
+                    Value::Set(s) => s.is_empty(),
+                    _ => false,
+                }
+            {
+                found = true;
+                break;
+            }
+        }
+        c.seq_empty.borrow_mut().insert(key, found);
+        Ok(found)
     }
 
-    /// Whether forcing `slot` computes nothing.
-    fn at_hand(&self, slot: &Slot<'m>) -> bool {
-        let Slot::Thunk(t) = slot else {
-            return true;
+    /// The value of `slot` if the run cache keeps it for every candidate of the shape: a
+    /// stable binding (computed now if it was not yet: once per shape), or a thunk found
+    /// steady.
+    fn kept_for_shape(&self, slot: &Slot<'m>) -> R<Option<Value<'m>>> {
+        let (Slot::Thunk(t), Some(c)) = (slot, self.cache) else {
+            return Ok(None);
         };
-        match &t.value {
-            Held::Own(cell) if cell.borrow().is_some() => return true,
-            Held::Memo(i)
-                if self
-                    .memo
-                    .borrow()
-                    .get(*i as usize)
-                    .is_some_and(Option::is_some) =>
-            {
-                return true;
-            }
-            _ => {}
+        if t.key.is_some() {
+            return self.force(slot).map(Some);
         }
-        if let Some((k, c)) = t.key.zip(self.vals)
-            && c.vals.borrow()[k as usize].is_some()
-        {
-            return true;
-        }
-        match (&t.value, self.cache) {
-            (Held::Memo(i), Some(c)) => c
-                .steady
-                .borrow()
-                .get(*i as usize)
-                .is_some_and(Option::is_some),
-            _ => false,
-        }
+        Ok(match &t.value {
+            Held::Memo(i) => c.steady.borrow().get(*i as usize).cloned().flatten(),
+            Held::Own(_) => None,
+        })
     }
 
     fn inter(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, b: &'m Expr) -> R<Value<'m>> {

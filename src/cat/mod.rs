@@ -253,12 +253,16 @@ pub struct RunCache<'m> {
     /// Values of shared thunks, by memo index, that turned out not to read anything that
     /// varies between candidates (see `Ctx::force`).
     steady: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
+    /// Whether a sequence, by its factors and shared environment, has a later factor kept
+    /// here that is empty (see `Ctx::seq`).
+    seq_empty: std::cell::RefCell<FxMap<(usize, usize), bool>>,
 }
 
 impl RunCache<'_> {
     pub fn clear(&self) {
         self.lookups.borrow_mut().clear();
         self.steady.borrow_mut().clear();
+        self.seq_empty.borrow_mut().clear();
         self.envs.borrow_mut().clear();
         self.memos.set(0);
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
@@ -564,6 +568,7 @@ impl Model {
             memos: Default::default(),
             lookups: Default::default(),
             steady: Default::default(),
+            seq_empty: Default::default(),
         }
     }
 
