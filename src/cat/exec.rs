@@ -105,6 +105,10 @@ impl<'m> Runner<'_, 'm, '_> {
                 Frame::Seq(body) => {
                     let mut ins = *body;
                     while let [i, more @ ..] = ins {
+                        if st.shared && matches!(i, Ins::Let(..)) {
+                            ins = self.lets(&mut st, ins)?;
+                            continue;
+                        }
                         // Only instructions that branch or enter other code need the rest
                         // of the run as a frame; the others go on here, allocating nothing.
                         let nested = matches!(
@@ -340,6 +344,34 @@ impl<'m> Runner<'_, 'm, '_> {
             }
         }
         Ok(Step::Next(k))
+    }
+
+    /// Runs the consecutive `let`s that start `ins` in a shared environment, at once when
+    /// a candidate ran them from the same environment before (each makes the same shared
+    /// environment from the same one); returns the instructions after them.
+    fn lets(&mut self, st: &mut State<'m>, ins: &'m [Ins]) -> R<&'m [Ins]> {
+        let c = self
+            .cx
+            .cache()
+            .expect("shared environments need a run cache");
+        let at = st.env.0.as_ref().map_or(0, |n| Rc::as_ptr(n) as usize);
+        let key = (ins.as_ptr() as usize, at);
+        if let Some((env, n)) = c.blocks.borrow().get(&key) {
+            st.env = env.clone();
+            return Ok(&ins[*n..]);
+        }
+        let mut n = 0;
+        while let [i @ Ins::Let(..), ..] = &ins[n..] {
+            if !st.shared {
+                break;
+            }
+            self.exec(st, i, Kont::default())?;
+            n += 1;
+        }
+        if st.shared {
+            c.blocks.borrow_mut().insert(key, (st.env.clone(), n));
+        }
+        Ok(&ins[n..])
     }
 
     /// The shared environment after `i` run in `env` (shared too), built by `build` for

@@ -244,6 +244,9 @@ pub struct RunCache<'m> {
     /// share these instead of building their own: what is theirs (a `with` or `let rec`
     /// variable's value, a thunk's value) lives in their memo table.
     envs: std::cell::RefCell<rustc_hash::FxHashMap<(usize, usize), value::Env<'m>>>,
+    /// The same for a run of consecutive `let`s, by (first instruction, environment before):
+    /// the environment after the last, and how many there are.
+    blocks: std::cell::RefCell<rustc_hash::FxHashMap<(usize, usize), (value::Env<'m>, usize)>>,
     /// Memo indices handed out so far.
     memos: std::cell::Cell<u32>,
     /// Where a name is bound as seen from a node of a shared environment, by (node, name):
@@ -264,6 +267,7 @@ impl RunCache<'_> {
         self.steady.borrow_mut().clear();
         self.seq_empty.borrow_mut().clear();
         self.envs.borrow_mut().clear();
+        self.blocks.borrow_mut().clear();
         self.memos.set(0);
         self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
         self.globals.borrow_mut().iter_mut().for_each(|v| *v = None);
@@ -565,6 +569,7 @@ impl Model {
             tests: Default::default(),
             withs: Default::default(),
             envs: Default::default(),
+            blocks: Default::default(),
             memos: Default::default(),
             lookups: Default::default(),
             steady: Default::default(),
