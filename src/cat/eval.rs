@@ -965,7 +965,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
         // A later factor already known to be empty spares the others: the lock part of the
         // LKMM's `rf`, `[IW | UL]; singlestep(co); lk-rmw^-1`, then does not read `co`.
-        if es.len() > 1 && self.stable_empty_factor(env, es)? {
+        if es.len() > 1 && self.stable_empty_factor(env, es) {
             return Ok(Value::Empty);
         }
         let mut acc = SeqAcc::Neutral;
@@ -1019,13 +1019,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// same for every candidate of the runs' shapes (kept in the run cache) and empty.
     /// Decided once per shape and environment, and only in the environments candidates
     /// share (a name there always means the same binding).
-    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> R<bool> {
+    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> bool {
         let (Some(c), Some(n)) = (self.cache, env.0.as_ref().filter(|n| n.shared.get())) else {
-            return Ok(false);
+            return false;
         };
         let key = (es.as_ptr() as usize, Rc::as_ptr(n) as usize);
         if let Some(&found) = c.seq_empty.borrow().get(&key) {
-            return Ok(found);
+            return found;
         }
         let mut found = false;
         for a in &es[1..] {
@@ -1037,10 +1037,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 },
                 _ => continue,
             };
-            let kept = match self.find(env, x) {
-                Some(slot) => self.kept_for_shape(slot)?,
-                None => None,
-            };
+            let kept = self.find(env, x).and_then(|slot| self.kept_for_shape(slot));
             if let Some(v) = kept
                 && match v {
                     Value::Empty => true,
@@ -1054,23 +1051,24 @@ impl<'m, 'p> Ctx<'m, 'p> {
             }
         }
         c.seq_empty.borrow_mut().insert(key, found);
-        Ok(found)
+        found
     }
 
     /// The value of `slot` if the run cache keeps it for every candidate of the shape: a
     /// stable binding (computed now if it was not yet: once per shape), or a thunk found
     /// steady.
-    fn kept_for_shape(&self, slot: &Slot<'m>) -> R<Option<Value<'m>>> {
+    fn kept_for_shape(&self, slot: &Slot<'m>) -> Option<Value<'m>> {
         let (Slot::Thunk(t), Some(c)) = (slot, self.cache) else {
-            return Ok(None);
+            return None;
         };
         if t.key.is_some() {
-            return self.force(slot).map(Some);
+            // An error here is the sequence's own business, if it gets that far.
+            return self.force(slot).ok();
         }
-        Ok(match &t.value {
+        match &t.value {
             Held::Memo(i) => c.steady.borrow().get(*i as usize).cloned().flatten(),
             Held::Own(_) => None,
-        })
+        }
     }
 
     fn inter(&self, env: &Env<'m>, pos: Pos, a: &'m Expr, b: &'m Expr) -> R<Value<'m>> {
