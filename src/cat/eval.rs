@@ -33,14 +33,11 @@ pub struct Ctx<'m, 'p> {
     /// [`Ctx::from_below`]).
     vals: Option<&'p RunCache<'m>>,
     /// This candidate's values of the memo slots of the shared environments (see
-    /// [`RunCache`]), by index.
-    memo: RefCell<Vec<Option<Value<'m>>>>,
-    /// Per memo slot holding a thunk's value: the latest `with` or `let rec` variable its
-    /// evaluation read, directly or through other values, as its memo slot plus one (0:
-    /// none). A new `with` branch forgets only the values that read its variable or a
-    /// later one ([`Ctx::memo_forget_from`]).
-    reads: RefCell<Vec<u32>>,
-    /// The same, for what is being evaluated.
+    /// [`RunCache`]), by index, each with what it read (see [`Forced`]): a new `with` branch
+    /// forgets only the values that read its variable or a later one
+    /// ([`Ctx::memo_forget_from`]).
+    memo: RefCell<Vec<Option<Forced<'m>>>>,
+    /// What the value being computed has read so far (see [`Forced`]).
     reading: Cell<u32>,
     /// Whether what is being evaluated has read something that may differ between the
     /// candidates sharing the run cache: `rf`, `FW`, values, a `with` or `let rec`
@@ -122,7 +119,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
             memo: RefCell::new(Vec::with_capacity(
                 cache.map_or(0, |c| c.memos.get() as usize),
             )),
-            reads: RefCell::new(Vec::new()),
             reading: Cell::new(0),
             touched: Cell::new(false),
             closures: RefCell::new(Vec::new()),
@@ -418,15 +414,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 self.touched.set(true);
                 self.note_read(i + 1);
                 self.memo_get(*i)
+                    .map(|(v, _)| v)
                     .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set"))
             }
             Slot::Thunk(t) => {
                 let held = match &t.value {
-                    Held::Own(cell) => cell.borrow().clone().map(|v| (v, t.reads.get())),
-                    Held::Memo(i) => self.memo_get(*i).map(|v| {
-                        let r = self.reads.borrow().get(*i as usize).copied();
-                        (v, r.unwrap_or(u32::MAX))
-                    }),
+                    Held::Own(cell) => cell.borrow().clone(),
+                    Held::Memo(i) => self.memo_get(*i),
                 };
                 if let Some((v, reads)) = held {
                     // Kept per candidate: it may have read what varies.
@@ -479,18 +473,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     return Ok(v);
                 }
                 match &t.value {
-                    Held::Own(cell) => {
-                        *cell.borrow_mut() = Some(v.clone());
-                        t.reads.set(reads);
-                    }
-                    Held::Memo(i) => {
-                        self.memo_set(*i, v.clone());
-                        let mut r = self.reads.borrow_mut();
-                        if r.len() <= *i as usize {
-                            r.resize(*i as usize + 1, u32::MAX);
-                        }
-                        r[*i as usize] = reads;
-                    }
+                    Held::Own(cell) => *cell.borrow_mut() = Some((v.clone(), reads)),
+                    Held::Memo(i) => set_at(&mut self.memo.borrow_mut(), *i, (v.clone(), reads)),
                 }
                 if let Some((k, c)) = stable {
                     c.vals.borrow_mut()[k as usize] = Some(v.clone());
@@ -500,17 +484,18 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
     }
 
-    fn memo_get(&self, i: u32) -> Option<Value<'m>> {
+    fn memo_get(&self, i: u32) -> Option<Forced<'m>> {
         self.memo.borrow().get(i as usize).cloned().flatten()
     }
 
+    /// Sets the `with` or `let rec` variable in memo slot `i`: its value reads itself.
     pub fn memo_set(&self, i: u32, v: Value<'m>) {
-        set_at(&mut self.memo.borrow_mut(), i, v);
+        set_at(&mut self.memo.borrow_mut(), i, (v, i + 1));
     }
 
     /// A new `with` branch starts, its variable in memo slot `i`: forgets the values that
-    /// read that variable or a later one (with `reads`; a run bounding candidates forgets
-    /// everything after the variable). Those that did not, such as the LKMM's `rf` when the
+    /// read that variable or a later one (a run bounding candidates forgets everything
+    /// after the variable). Those that did not, such as the LKMM's `rf` when the
     /// lock part's `singlestep(co)` meets no lock, stay for every branch.
     pub fn memo_forget_from(&self, i: u32) {
         let mut memo = self.memo.borrow_mut();
@@ -518,9 +503,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
             memo.truncate(i as usize);
             return;
         }
-        let reads = self.reads.borrow();
-        for (k, v) in memo.iter_mut().enumerate().skip(i as usize) {
-            if reads.get(k).is_none_or(|&r| r > i) {
+        for v in memo.iter_mut().skip(i as usize) {
+            if v.as_ref().is_some_and(|&(_, reads)| reads > i) {
                 *v = None;
             }
         }
@@ -1038,14 +1022,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 _ => continue,
             };
             let kept = self.find(env, x).and_then(|slot| self.kept_for_shape(slot));
-            if let Some(v) = kept
-                && match v {
-                    Value::Empty => true,
-                    Value::Rel(r) => r.is_empty(),
-                    Value::Set(s) => s.is_empty(),
-                    _ => false,
-                }
-            {
+            if kept.is_some_and(|v| is_empty_coll(&v)) {
                 found = true;
                 break;
             }
@@ -1319,7 +1296,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
                                         false => Held::Own(RefCell::new(None)),
                                     },
                                     key,
-                                    reads: Cell::new(0),
                                 })),
                             }
                         }

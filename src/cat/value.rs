@@ -77,16 +77,18 @@ pub struct Thunk<'m> {
     pub value: Held<'m>,
     /// Its slot in the run cache, for a binding that is the same in every candidate.
     pub key: Option<u32>,
-    /// For a value held in the thunk: the latest `with` or `let rec` variable it read (see
-    /// `Ctx::force`).
-    pub reads: std::cell::Cell<u32>,
 }
+
+/// A forced value, with the latest `with` or `let rec` variable its evaluation read,
+/// directly or through other values, as that variable's memo slot plus one (0: none;
+/// `u32::MAX` for a function or procedure, which may read anything when called).
+pub type Forced<'m> = (Value<'m>, u32);
 
 /// Where a thunk keeps its value once forced.
 #[derive(Debug)]
 pub enum Held<'m> {
     /// In the thunk: it belongs to one candidate's environment.
-    Own(RefCell<Option<Value<'m>>>),
+    Own(RefCell<Option<Forced<'m>>>),
     /// In each candidate's memo table, at this index: the thunk is in an environment
     /// candidates share.
     Memo(u32),
@@ -203,7 +205,8 @@ fn rank(v: &Value<'_>) -> u8 {
     }
 }
 
-fn is_empty_coll(v: &Value<'_>) -> bool {
+/// Whether `v` is an empty set, relation or set of values.
+pub fn is_empty_coll(v: &Value<'_>) -> bool {
     match v {
         Value::Empty => true,
         Value::Set(s) => s.is_empty(),

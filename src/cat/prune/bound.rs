@@ -30,13 +30,38 @@ pub struct Memo {
     /// Whether an expression is exact, by site, expression and length of the names bound
     /// since the `with` (the names themselves are the same at every visit of a site).
     exact: RefCell<FxHashMap<(usize, usize, u32), bool>>,
-    /// How often each check was tried at a site and how often it dropped the order.
-    stats: RefCell<FxHashMap<(usize, usize), (u32, u32)>>,
+    /// How often each check was tried at a site and how often it dropped the order, by
+    /// (site, check).
+    stats: Tally,
     /// Sites where no check is worth trying any more: not even read again.
     idle: RefCell<rustc_hash::FxHashSet<usize>>,
     /// How often the checks were tried at a site on a prefix with so many elements left to
-    /// place, and how often they dropped it.
-    levels: RefCell<FxHashMap<(usize, usize), (u32, u32)>>,
+    /// place, and how often they dropped it, by (site, elements left).
+    levels: Tally,
+}
+
+/// How often something was tried and how often it dropped an order, by key.
+#[derive(Default)]
+struct Tally(RefCell<FxHashMap<(usize, usize), (u32, u32)>>);
+
+impl Tally {
+    fn get(&self, key: (usize, usize)) -> (u32, u32) {
+        self.0.borrow().get(&key).copied().unwrap_or_default()
+    }
+
+    fn count(&self, key: (usize, usize), dropped: bool) {
+        let mut m = self.0.borrow_mut();
+        let s = m.entry(key).or_default();
+        s.0 += 1;
+        s.1 += u32::from(dropped);
+    }
+
+    /// Whether it is still worth trying: fewer than [`TRIAL`] tries so far, or at least one
+    /// drop in `one_in` of them.
+    fn pays(&self, key: (usize, usize), one_in: u32) -> bool {
+        let (tried, dropped) = self.get(key);
+        tried < TRIAL || dropped.saturating_mul(one_in) >= tried
+    }
 }
 
 /// What is known of a value: a lower bound, or the value itself.
@@ -163,16 +188,10 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         // The checks that drop orders most often first; those that rarely do are skipped.
         let mut checks = std::mem::take(&mut b.checks);
         {
-            let stats = b.memo().stats.borrow();
-            let stat = |t: &Test| {
-                let key = (b.site, t as *const Test as usize);
-                stats.get(&key).copied().unwrap_or_default()
-            };
-            checks.retain(|(t, _)| {
-                let (tried, failed) = stat(t);
-                tried < TRIAL || failed * WORTH >= tried
-            });
-            checks.sort_by_key(|(t, _)| std::cmp::Reverse(stat(t).1));
+            let stats = &b.memo().stats;
+            let key = |t: &Test| (b.site, t as *const Test as usize);
+            checks.retain(|(t, _)| stats.pays(key(t), WORTH));
+            checks.sort_by_key(|(t, _)| std::cmp::Reverse(stats.get(key(t)).1));
         }
         if checks.is_empty() {
             b.memo().idle.borrow_mut().insert(b.site);
@@ -194,17 +213,12 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
     /// most `left!` orders, each judged by the model in about the time a test takes.
     pub fn worth_at(&self, left: usize) -> bool {
         let orders: u32 = (1..=left.min(12) as u32).product();
-        let levels = self.memo().levels.borrow();
-        let (tried, dropped) = levels.get(&(self.site, left)).copied().unwrap_or_default();
-        tried < TRIAL || dropped.saturating_mul(orders) >= tried
+        self.memo().levels.pays((self.site, left), orders)
     }
 
     /// Counts one test of a prefix with `left` elements still to place.
     pub fn tried_at(&self, left: usize, dropped: bool) {
-        let mut levels = self.memo().levels.borrow_mut();
-        let s = levels.entry((self.site, left)).or_default();
-        s.0 += 1;
-        s.1 += u32::from(dropped);
+        self.memo().levels.count((self.site, left), dropped);
     }
 
     /// The first check whose lower bound fails when `co` contains `p`.
@@ -219,10 +233,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         self.checks.iter().find_map(|(t, abs)| {
             let fail = self.fails(t, abs);
             let key = (self.site, *t as *const Test as usize);
-            let mut stats = self.memo().stats.borrow_mut();
-            let s = stats.entry(key).or_default();
-            s.0 += 1;
-            s.1 += u32::from(fail.is_some());
+            self.memo().stats.count(key, fail.is_some());
             fail
         })
     }
