@@ -18,6 +18,7 @@ mod cat {
 
 fn main() {
     link_for_fast_start();
+    link_usual_path();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("cat");
     println!("cargo:rerun-if-changed={}", dir.display());
     for f in ["ast", "lex", "parse"] {
@@ -77,6 +78,38 @@ fn link_for_fast_start() {
         // The C compiler puts `-L` folders before its own, whatever their place.
         println!("cargo:rustc-link-arg-bins=-L{}", dir.display());
     }
+}
+
+/// With a target named (`.cargo/config.toml` names musl), cargo puts the binary in
+/// `target/<triple>/<profile>/`, not in `target/<profile>/` where scripts and people look for
+/// it: that path becomes a link to it.
+fn link_usual_path() {
+    let (Ok(out), Ok(triple)) = (std::env::var("OUT_DIR"), std::env::var("TARGET")) else {
+        return;
+    };
+    // OUT_DIR is <target dir>/<triple>/<profile>/build/<package>-<hash>/out.
+    let Some(profile_dir) = Path::new(&out).ancestors().nth(3) else {
+        return;
+    };
+    let (Some(profile), Some(triple_dir)) = (profile_dir.file_name(), profile_dir.parent()) else {
+        return;
+    };
+    if triple_dir.file_name() != Some(std::ffi::OsStr::new(&triple)) {
+        return;
+    }
+    let Some(root) = triple_dir.parent() else {
+        return;
+    };
+    let usual = root.join(profile);
+    let link = usual.join("litmus");
+    let dest = Path::new("..").join(&triple).join(profile).join("litmus");
+    if fs::read_link(&link).is_ok_and(|d| d == dest) {
+        return;
+    }
+    let _ = fs::create_dir_all(&usual);
+    let _ = fs::remove_file(&link);
+    #[cfg(unix)]
+    let _ = std::os::unix::fs::symlink(&dest, &link);
 }
 
 /// Writes the stand-ins into OUT_DIR/static, or returns `None` (dynamic link) when an

@@ -18,23 +18,30 @@ use litmus::WORKER_STACK as STACK;
 
 #[cfg(not(test))]
 #[unsafe(no_mangle)]
-extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
-    std::process::exit(run())
+extern "C" fn main(argc: libc::c_int, argv: *const *const libc::c_char) -> libc::c_int {
+    // From `argv` itself: std finds the arguments before `main` only with glibc.
+    let args = (0..argc.max(0) as usize)
+        .map(|i| {
+            // SAFETY: the C runtime passes `argc` valid NUL-terminated strings.
+            let s = unsafe { std::ffi::CStr::from_ptr(*argv.add(i)) };
+            s.to_string_lossy().into_owned()
+        })
+        .collect();
+    std::process::exit(run(args))
 }
 
 #[cfg(test)]
 fn main() {
-    std::process::exit(run());
+    std::process::exit(run(std::env::args().collect()));
 }
 
-fn run() -> i32 {
+fn run(args: Vec<String>) -> i32 {
     // Behave like other Unix tools when the reader goes away (`litmus check ... | head`):
     // end quietly instead of failing on the broken pipe.
     // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args: Vec<String> = std::env::args().collect();
     match on_big_stack(move || cli::main(args)) {
         Ok(code) => code,
         Err(_) => {
