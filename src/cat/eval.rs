@@ -412,10 +412,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Slot::Val(v) => Ok(v.clone()),
             Slot::Memo(i) => {
                 self.touched.set(true);
-                self.note_read(i + 1);
-                self.memo_get(*i)
-                    .map(|(v, _)| v)
-                    .ok_or_else(|| self.err(Pos::default(), "internal: memo slot read before set"))
+                let (v, reads) = self.memo_get(*i).ok_or_else(|| {
+                    self.err(Pos::default(), "internal: memo slot read before set")
+                })?;
+                self.note_read(reads);
+                Ok(v)
             }
             Slot::Thunk(t) => {
                 let held = match &t.value {
@@ -488,9 +489,34 @@ impl<'m, 'p> Ctx<'m, 'p> {
         self.memo.borrow().get(i as usize).cloned().flatten()
     }
 
-    /// Sets the `with` or `let rec` variable in memo slot `i`: its value reads itself.
+    /// Sets the `with` variable in memo slot `i`: its value reads itself.
     pub fn memo_set(&self, i: u32, v: Value<'m>) {
-        set_at(&mut self.memo.borrow_mut(), i, (v, i + 1));
+        self.memo_set_read(i, v, i + 1);
+    }
+
+    /// Sets the variable in memo slot `i` to a value whose evaluation read `reads` (see
+    /// [`Ctx::reads_of`]): a `let rec` variable, which a `with` branch forgets only when
+    /// the fixpoint read that `with`'s variable.
+    pub fn memo_set_read(&self, i: u32, v: Value<'m>, reads: u32) {
+        set_at(&mut self.memo.borrow_mut(), i, (v, reads));
+    }
+
+    /// Whether memo slot `i` holds a value (a new `with` branch has not forgotten it).
+    pub fn memo_has(&self, i: u32) -> bool {
+        self.memo
+            .borrow()
+            .get(i as usize)
+            .is_some_and(Option::is_some)
+    }
+
+    /// Runs `f`, returning with its result the latest `with` or `let rec` variable it read
+    /// (as memo slot + 1; 0 for none), which also counts as read by the caller.
+    pub fn reads_of<T>(&self, f: impl FnOnce() -> T) -> (T, u32) {
+        let outer = self.reading.replace(0);
+        let out = f();
+        let reads = self.reading.get();
+        self.reading.set(outer.max(reads));
+        (out, reads)
     }
 
     /// A new `with` branch starts, its variable in memo slot `i`: forgets the values that

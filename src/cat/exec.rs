@@ -176,14 +176,21 @@ impl<'m> Runner<'_, 'm, '_> {
                     None => cx.bind_all(&env, &env, bds)?,
                 };
             }
-            Ins::Rec(pos, bds, test) => match cx.env_rec(&st.env, *pos, bds, test.as_ref())? {
-                Some(env) if st.shared => self.share_rec(st, i, bds, env)?,
-                Some(env) => st.env = env,
-                None => {
-                    let t = test.as_ref().expect("only a `when` check fails a let rec");
-                    return self.fail(st, t, None);
+            Ins::Rec(pos, bds, test) => {
+                if let Some(kept) = self.kept_rec(st, i, bds)? {
+                    st.env = kept;
+                    return Ok(Step::Next(k));
                 }
-            },
+                let (rec, reads) = cx.reads_of(|| cx.env_rec(&st.env, *pos, bds, test.as_ref()));
+                match rec? {
+                    Some(env) if st.shared => self.share_rec(st, i, bds, env, reads)?,
+                    Some(env) => st.env = env,
+                    None => {
+                        let t = test.as_ref().expect("only a `when` check fails a let rec");
+                        return self.fail(st, t, None);
+                    }
+                }
+            }
             Ins::Match(pos, e, cls, d) => {
                 cx.need_exact(&st.env, e, "a match")?;
                 let v = cx.eval(&st.env, e)?;
@@ -416,22 +423,42 @@ impl<'m> Runner<'_, 'm, '_> {
 
     /// Continues a `let rec` in a shared environment: functions alone are the same in every
     /// candidate; values go to memo slots.
-    fn share_rec(&self, st: &mut State<'m>, i: &'m Ins, bds: &'m [Binding], rec: Env<'m>) -> R<()> {
+    fn share_rec(
+        &self,
+        st: &mut State<'m>,
+        i: &'m Ins,
+        bds: &'m [Binding],
+        rec: Env<'m>,
+        reads: u32,
+    ) -> R<()> {
         let is_fun = |b: &Binding| matches!(b.expr, Expr::Fun(_));
         if bds.iter().all(is_fun) {
             st.env = self.define(st, i, |_| rec)?;
             return Ok(());
         }
-        let env = st.env.clone();
         if bds.iter().any(is_fun) {
             st.shared = false;
             st.env = rec;
             return Ok(());
         }
+        let (shared, names) = self.rec_slots(st, i, bds)?;
+        for &x in &names {
+            if let (Some(Slot::Memo(m)), Some(slot)) = (shared.lookup(x), rec.lookup(x)) {
+                self.cx.memo_set_read(*m, self.cx.force(slot)?, reads);
+            }
+        }
+        st.env = shared;
+        Ok(())
+    }
+
+    /// The shared environment after a `let rec` of values at `i`, each variable in a memo
+    /// slot, and the variables.
+    fn rec_slots(&self, st: &State<'m>, i: &'m Ins, bds: &'m [Binding]) -> R<(Env<'m>, Vec<Sym>)> {
         let names: Vec<Sym> = bds.iter().flat_map(|b| b.pat.vars()).flatten().collect();
         let cx = self.cx;
+        let env = &st.env;
         let shared = self
-            .shared_env(i, &env, || {
+            .shared_env(i, env, || {
                 let mut e = env.clone();
                 for &x in &names {
                     e = e.bind_slot(x, Slot::Memo(cx.new_memo()));
@@ -439,13 +466,31 @@ impl<'m> Runner<'_, 'm, '_> {
                 Ok(Some(e))
             })?
             .expect("built");
+        Ok((shared, names))
+    }
+
+    /// A shared `let rec` of values whose fixpoint this candidate has already computed, in
+    /// a `with` branch, without reading the `with`'s variable: the environment with its
+    /// values, which later branches need not compute again (the LKMM's `rcu-order` is
+    /// empty without RCU, whatever the coherence order).
+    fn kept_rec(&self, st: &State<'m>, i: &'m Ins, bds: &'m [Binding]) -> R<Option<Env<'m>>> {
+        if !st.shared || bds.iter().any(|b| matches!(b.expr, Expr::Fun(_))) {
+            return Ok(None);
+        }
+        let (shared, names) = self.rec_slots(st, i, bds)?;
+        let all = names
+            .iter()
+            .all(|&x| matches!(shared.lookup(x), Some(Slot::Memo(m)) if self.cx.memo_has(*m)));
+        if !all {
+            return Ok(None);
+        }
+        // Read as the fixpoint was.
         for &x in &names {
-            if let (Some(Slot::Memo(m)), Some(slot)) = (shared.lookup(x), rec.lookup(x)) {
-                cx.memo_set(*m, cx.force(slot)?);
+            if let Some(slot) = shared.lookup(x) {
+                self.cx.force(slot)?;
             }
         }
-        st.env = shared;
-        Ok(())
+        Ok(Some(shared))
     }
 
     /// How the `with` at `i` binds `x` in its branches.

@@ -473,6 +473,43 @@ fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
 }
 
 #[test]
+fn a_let_rec_that_did_not_read_a_with_variable_is_kept_by_its_branches() {
+    // `quiet` stops at the empty `none` and never reads `cox`: the branches after the
+    // first keep its fixpoint. `reach` is `cox`'s closure: computed again in each branch,
+    // whose flags must be its own (some orders put an x write before x's initial write).
+    let src = "enum Locs = 'x || 'y\nlet none = [F]\n\
+               with cox from linearisations(W & loc2events('x), 0)\n\
+               let rec quiet = none | (quiet ; po)\n\
+               let rec reach = cox | (reach ; reach)\n\
+               let late = reach ; [IW]\n\
+               flag ~empty quiet as quiet\nflag ~empty late as late\n\
+               acyclic reach as order";
+    let m = model(src, &[]);
+    let cache = m.new_cache();
+    let seen = |vs: Vec<Verdict>| -> Vec<_> {
+        vs.into_iter()
+            .map(|v| {
+                let mut flags: Vec<_> = v.flags.to_vec();
+                flags.sort();
+                (flags, v.failed.map(|f| f.name), v.co)
+            })
+            .collect()
+    };
+    let fresh = seen(verdicts(&m, &sb()));
+    assert!(fresh.len() > 1);
+    assert!(fresh.iter().any(|(f, ..)| f.contains(&"late".to_string())));
+    assert!(fresh.iter().any(|(f, ..)| !f.contains(&"late".to_string())));
+    assert!(
+        fresh
+            .iter()
+            .all(|(f, ..)| !f.contains(&"quiet".to_string()))
+    );
+    for _ in 0..2 {
+        assert_eq!(seen(cached_verdicts(&m, &sb(), &cache)), fresh);
+    }
+}
+
+#[test]
 fn values_that_read_nothing_varying_are_kept_for_the_shape() {
     // `locked` names rf, but there is no `F` event: the sequence stops before reaching rf,
     // so its value is the same in every candidate of these runs and is kept. `com` reads
