@@ -98,7 +98,7 @@ thread_local! {
 /// operand's own until something changes it, so `r` alone or `r; _` copies nothing).
 enum SeqAcc {
     Neutral,
-    Id(Set),
+    Id(Rc<Set>),
     Shared(Rc<Rel>),
     Rel(Rel),
 }
@@ -925,7 +925,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     fn union(&self, env: &Env<'m>, pos: Pos, es: &'m [Expr]) -> R<Value<'m>> {
-        let mut acc: Option<Value<'m>> = None;
+        // The first operand as it is; from the second on, one matrix of our own that each
+        // further operand is added into.
+        enum Acc<'m> {
+            None,
+            Val(Value<'m>),
+            Rel(Rel),
+            Set(Set),
+        }
+        let mut acc = Acc::None;
         let mut unv = false;
         for a in es {
             let v = Self::tag2set(self.eval(env, a)?);
@@ -937,39 +945,57 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
                 _ => {}
             }
-            acc = Some(match (acc, v) {
-                (None, Value::Pair(x, y)) => Value::rel(pair_rel(self.n, x, y)),
-                (None, Value::Event(x)) => Value::set(Set::from_iter(self.n, [x])),
-                (None, v @ (Value::Rel(_) | Value::Set(_) | Value::ValSet(_))) => v,
-                (Some(Value::Rel(r)), Value::Rel(s)) => {
+            acc = match (acc, v) {
+                (Acc::None, Value::Pair(x, y)) => Acc::Rel(pair_rel(self.n, x, y)),
+                (Acc::None, Value::Event(x)) => Acc::Set(Set::from_iter(self.n, [x])),
+                (Acc::None, v @ (Value::Rel(_) | Value::Set(_) | Value::ValSet(_))) => Acc::Val(v),
+                (Acc::Val(Value::Rel(r)), Value::Rel(s)) => {
                     let mut r = Rc::unwrap_or_clone(r);
                     r.union_with(&s);
-                    Value::rel(r)
+                    Acc::Rel(r)
                 }
-                (Some(Value::Set(r)), Value::Set(s)) => {
+                (Acc::Rel(mut r), Value::Rel(s)) => {
+                    r.union_with(&s);
+                    Acc::Rel(r)
+                }
+                (Acc::Val(Value::Set(r)), Value::Set(s)) => {
                     let mut r = Rc::unwrap_or_clone(r);
                     r.union_with(&s);
-                    Value::set(r)
+                    Acc::Set(r)
                 }
-                (Some(Value::ValSet(r)), Value::ValSet(s)) => {
+                (Acc::Set(mut r), Value::Set(s)) => {
+                    r.union_with(&s);
+                    Acc::Set(r)
+                }
+                (Acc::Val(Value::ValSet(r)), Value::ValSet(s)) => {
                     let mut v = Rc::unwrap_or_clone(r);
                     v.extend(s.iter().cloned());
-                    valset(v)
+                    Acc::Val(valset(v))
                 }
                 (prev, v) => {
-                    let t0 = prev.map_or("?", |p| p.type_name());
+                    let t0 = match prev {
+                        Acc::None => "?",
+                        Acc::Val(p) => p.type_name(),
+                        Acc::Rel(_) => Value::Rel(self.unv()).type_name(),
+                        Acc::Set(_) => Value::set(Set::empty(self.n)).type_name(),
+                    };
                     return Err(self.err(
                         a.pos(),
                         format!("type {t0} expected, {} found", v.type_name()),
                     ));
                 }
-            });
+            };
         }
         let _ = pos;
         if unv {
             return Ok(Value::Unv);
         }
-        Ok(acc.unwrap_or(Value::Empty))
+        Ok(match acc {
+            Acc::None => Value::Empty,
+            Acc::Val(v) => v,
+            Acc::Rel(r) => Value::rel(r),
+            Acc::Set(s) => Value::set(s),
+        })
     }
 
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
@@ -985,7 +1011,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 match self.eval(env, s)? {
                     Value::Empty => return Ok(Value::Empty),
                     Value::Unv => continue,
-                    v => SeqAcc::Id(Rc::unwrap_or_clone(self.as_set(&v, s.pos())?)),
+                    v => SeqAcc::Id(self.as_set(&v, s.pos())?),
                 }
             } else {
                 match self.eval(env, a)? {
@@ -996,7 +1022,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             };
             acc = match (acc, item) {
                 (SeqAcc::Neutral, x) => x,
-                (SeqAcc::Id(s), SeqAcc::Id(t)) => SeqAcc::Id(s.inter(&t)),
+                (SeqAcc::Id(s), SeqAcc::Id(t)) => SeqAcc::Id(Rc::new(s.inter(&t))),
                 (SeqAcc::Id(s), SeqAcc::Shared(r)) => SeqAcc::Rel(r.restrict_domain(&s)),
                 (SeqAcc::Shared(r), SeqAcc::Id(s)) => SeqAcc::Rel(r.restrict_range(&s)),
                 (SeqAcc::Rel(mut r), SeqAcc::Id(s)) => {
@@ -1089,7 +1115,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let s1 = self.as_set(&s1, ab[0].pos())?;
                 let s2 = self.eval(env, &ab[1])?;
                 let s2 = self.as_set(&s2, ab[1].pos())?;
-                return Ok(Value::rel(rr.restrict_domain(&s1).restrict_range(&s2)));
+                let mut out = rr.restrict_domain(&s1);
+                out.restrict_range_in_place(&s2);
+                return Ok(Value::rel(out));
             }
         }
         let v1 = Self::tag2set(self.eval(env, a)?);

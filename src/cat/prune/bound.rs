@@ -555,6 +555,8 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         }
         match (op, v) {
             (Op1::Star | Op1::Opt, Lb::Nothing | Lb::Empty) => id(),
+            // No pair known: none known of its closure or inverse either.
+            (Op1::Plus | Op1::Inv, Lb::Empty) => Lb::Empty,
             (Op1::Plus, Lb::Rel(r)) => Lb::Rel(Rc::new(r.transitive_closure())),
             (Op1::Star, Lb::Rel(r)) => Lb::Rel(Rc::new(r.reflexive_transitive_closure())),
             (Op1::Opt, Lb::Rel(r)) => Lb::Rel(Rc::new(r.union(&self.cx.ident()))),
@@ -601,6 +603,8 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         }
         match acc {
             Lb::Rel(r) if maybe_unv => Lb::Under(r),
+            // Every part had the empty bound of a value that is not `_`.
+            Lb::Nothing if !maybe_unv => Lb::Empty,
             acc => acc,
         }
     }
