@@ -28,6 +28,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use mimalloc as _;
 
 unsafe extern "C" {
+    fn mi_malloc(size: usize) -> *mut c_void;
+    fn mi_zalloc(size: usize) -> *mut c_void;
+    fn mi_realloc(p: *mut c_void, newsize: usize) -> *mut c_void;
     fn mi_malloc_aligned(size: usize, alignment: usize) -> *mut c_void;
     fn mi_zalloc_aligned(size: usize, alignment: usize) -> *mut c_void;
     fn mi_realloc_aligned(p: *mut c_void, newsize: usize, alignment: usize) -> *mut c_void;
@@ -237,6 +240,11 @@ impl Small {
 
 pub struct Hybrid;
 
+/// Every mimalloc block is aligned to this much (`MI_MAX_ALIGN_SIZE`). Asking for an
+/// alignment, even a smaller one, takes mimalloc's aligned path, which in v3 over-allocates
+/// whenever the block size is not a power of two: plain calls where they suffice.
+const MI_ALIGN: usize = 16;
+
 impl Hybrid {
     /// A block from mimalloc (`big`) or the small allocator, which goes big when it cannot
     /// give one; and whether the block is known to be zero.
@@ -249,16 +257,25 @@ impl Hybrid {
             go_big();
         }
         // SAFETY: mimalloc honours any size and power-of-two alignment.
-        (
-            unsafe { mi_malloc_aligned(l.size(), l.align()).cast() },
-            false,
-        )
+        let p = unsafe {
+            match l.align() <= MI_ALIGN {
+                true => mi_malloc(l.size()),
+                false => mi_malloc_aligned(l.size(), l.align()),
+            }
+        };
+        (p.cast(), false)
     }
 
     unsafe fn alloc_zeroed_in(big: bool, l: Layout) -> *mut u8 {
         if big {
             // SAFETY: as in `alloc_in`.
-            return unsafe { mi_zalloc_aligned(l.size(), l.align()).cast() };
+            return unsafe {
+                match l.align() <= MI_ALIGN {
+                    true => mi_zalloc(l.size()),
+                    false => mi_zalloc_aligned(l.size(), l.align()),
+                }
+                .cast()
+            };
         }
         // SAFETY: `p` is a fresh block of at least `l.size()` bytes.
         unsafe {
@@ -297,7 +314,11 @@ unsafe impl GlobalAlloc for Hybrid {
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
         unsafe {
             if !SMALL.owns(p) {
-                return mi_realloc_aligned(p.cast(), new_size, l.align()).cast();
+                return match l.align() <= MI_ALIGN {
+                    true => mi_realloc(p.cast(), new_size),
+                    false => mi_realloc_aligned(p.cast(), new_size, l.align()),
+                }
+                .cast();
             }
             // Same class: the block already has room.
             if class_of(new_size).0 == class_of(l.size()).0 {
