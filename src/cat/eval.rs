@@ -419,6 +419,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 Ok(v)
             }
             Slot::Thunk(t) => {
+                // A value the same for every candidate of the shape (also in this
+                // candidate's memo once computed here): reading it reads nothing varying.
+                let stable = t.key.zip(self.vals);
+                if let Some((k, c)) = stable
+                    && let Some(v) = &c.vals.borrow()[k as usize]
+                {
+                    return Ok(v.clone());
+                }
                 let held = match &t.value {
                     Held::Own(cell) => cell.borrow().clone(),
                     Held::Memo(i) => self.memo_get(*i),
@@ -428,12 +436,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.touched.set(true);
                     self.note_read(reads);
                     return Ok(v);
-                }
-                let stable = t.key.zip(self.vals);
-                if let Some((k, c)) = stable
-                    && let Some(v) = &c.vals.borrow()[k as usize]
-                {
-                    return Ok(v.clone());
                 }
                 // A shared thunk not known to be stable may still turn out steady.
                 let steady = match (&t.value, self.cache, t.key) {
