@@ -428,6 +428,20 @@ fn cached_values_do_not_leak_rf() {
     assert_eq!(cache.tests.borrow().len(), 1, "`order` was decided once");
 }
 
+/// Each branch's flags (sorted), failed check and coherence order: what a branch that
+/// shares values with others must give as a run sharing nothing does.
+type BranchOutcome = (Vec<String>, Option<String>, Option<Rel>);
+
+fn branch_outcomes(vs: Vec<Verdict>) -> Vec<BranchOutcome> {
+    vs.into_iter()
+        .map(|v| {
+            let mut flags = v.flags;
+            flags.sort();
+            (flags, v.failed.map(|f| f.name), v.co)
+        })
+        .collect()
+}
+
 #[test]
 fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
     // Four branches (two orders of x's writes, then two of y's). `bx` reads `cox` only, so
@@ -446,16 +460,7 @@ fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
                acyclic co | rf | ((rf^-1 ; co) \\ id) | po as sc";
     let m = model(src, &[]);
     let cache = m.new_cache();
-    let seen = |vs: Vec<Verdict>| -> Vec<_> {
-        vs.into_iter()
-            .map(|v| {
-                let mut flags: Vec<_> = v.flags.to_vec();
-                flags.sort();
-                (flags, v.failed.map(|f| f.name), v.co)
-            })
-            .collect()
-    };
-    let fresh = seen(verdicts(&m, &sb()));
+    let fresh = branch_outcomes(verdicts(&m, &sb()));
     assert_eq!(fresh.len(), 4);
     // The flags differ between branches: each must be its own branch's.
     assert!(fresh.iter().any(|(f, ..)| f.contains(&"bx".to_string())));
@@ -468,7 +473,7 @@ fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
             .all(|(f, ..)| !f.contains(&"early".to_string()))
     );
     for _ in 0..2 {
-        assert_eq!(seen(cached_verdicts(&m, &sb(), &cache)), fresh);
+        assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
     }
 }
 
@@ -486,16 +491,7 @@ fn a_let_rec_that_did_not_read_a_with_variable_is_kept_by_its_branches() {
                acyclic reach as order";
     let m = model(src, &[]);
     let cache = m.new_cache();
-    let seen = |vs: Vec<Verdict>| -> Vec<_> {
-        vs.into_iter()
-            .map(|v| {
-                let mut flags: Vec<_> = v.flags.to_vec();
-                flags.sort();
-                (flags, v.failed.map(|f| f.name), v.co)
-            })
-            .collect()
-    };
-    let fresh = seen(verdicts(&m, &sb()));
+    let fresh = branch_outcomes(verdicts(&m, &sb()));
     assert!(fresh.len() > 1);
     assert!(fresh.iter().any(|(f, ..)| f.contains(&"late".to_string())));
     assert!(fresh.iter().any(|(f, ..)| !f.contains(&"late".to_string())));
@@ -505,7 +501,7 @@ fn a_let_rec_that_did_not_read_a_with_variable_is_kept_by_its_branches() {
             .all(|(f, ..)| !f.contains(&"quiet".to_string()))
     );
     for _ in 0..2 {
-        assert_eq!(seen(cached_verdicts(&m, &sb(), &cache)), fresh);
+        assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
     }
 }
 
