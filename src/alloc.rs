@@ -256,26 +256,29 @@ impl Hybrid {
             }
             go_big();
         }
+        // SAFETY: as in `mi_block`.
+        (unsafe { Self::mi_block(l, false) }, false)
+    }
+
+    /// A block from mimalloc, zeroed or not: from the plain calls when every block has
+    /// the alignment asked for.
+    unsafe fn mi_block(l: Layout, zero: bool) -> *mut u8 {
         // SAFETY: mimalloc honours any size and power-of-two alignment.
-        let p = unsafe {
-            match l.align() <= MI_ALIGN {
-                true => mi_malloc(l.size()),
-                false => mi_malloc_aligned(l.size(), l.align()),
+        unsafe {
+            match (l.align() <= MI_ALIGN, zero) {
+                (true, false) => mi_malloc(l.size()),
+                (true, true) => mi_zalloc(l.size()),
+                (false, false) => mi_malloc_aligned(l.size(), l.align()),
+                (false, true) => mi_zalloc_aligned(l.size(), l.align()),
             }
-        };
-        (p.cast(), false)
+            .cast()
+        }
     }
 
     unsafe fn alloc_zeroed_in(big: bool, l: Layout) -> *mut u8 {
         if big {
-            // SAFETY: as in `alloc_in`.
-            return unsafe {
-                match l.align() <= MI_ALIGN {
-                    true => mi_zalloc(l.size()),
-                    false => mi_zalloc_aligned(l.size(), l.align()),
-                }
-                .cast()
-            };
+            // SAFETY: as in `mi_block`.
+            return unsafe { Self::mi_block(l, true) };
         }
         // SAFETY: `p` is a fresh block of at least `l.size()` bytes.
         unsafe {

@@ -3,14 +3,15 @@
 //! Most runs judge one small test and last a millisecond or two, so process start-up is a
 //! large share of the time. `main` is the C entry point (`no_main`), which skips std's
 //! runtime set-up: on Linux that reads `/proc/self/maps` to find the main thread's stack
-//! guard, and the work here runs on a stack of its own anyway. std still finds the
-//! arguments, and `std::process::exit` still flushes stdout.
+//! guard, and the work here runs on a stack of its own anyway. The arguments are read from
+//! `argv` (std finds them before `main` only with glibc, and the binary is built for musl),
+//! and `std::process::exit` still flushes stdout.
 // The test harness brings its own `main`.
 #![cfg_attr(not(test), no_main)]
 
 mod cli;
 
-/// The C library's allocator for short runs, mimalloc once a test is big (see `alloc`).
+/// A small allocator of ours for short runs, mimalloc once a test is big (see `alloc`).
 #[global_allocator]
 static ALLOC: litmus::alloc::Hybrid = litmus::alloc::Hybrid;
 

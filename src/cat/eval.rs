@@ -448,24 +448,25 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     _ => None,
                 };
                 let outer = self.touched.replace(false);
-                let outer_reads = self.reading.replace(0);
-                let v = if self.bounding()
-                    && self
-                        .exact_table()
-                        .contains(&(t.expr as *const Expr as usize))
-                {
-                    self.exactly(|| self.eval(&t.env, t.expr))
-                } else {
-                    self.eval(&t.env, t.expr)
-                };
+                let (v, read) = self.reads_of(|| {
+                    if self.bounding()
+                        && self
+                            .exact_table()
+                            .contains(&(t.expr as *const Expr as usize))
+                    {
+                        self.exactly(|| self.eval(&t.env, t.expr))
+                    } else {
+                        self.eval(&t.env, t.expr)
+                    }
+                });
                 let varies = self.touched.get();
                 self.touched.set(outer || varies);
                 // A function or procedure may call for anything later: it reads everything.
                 let reads = match v {
                     Ok(Value::Clo(_) | Value::Proc(_)) => u32::MAX,
-                    _ => self.reading.get(),
+                    _ => read,
                 };
-                self.reading.set(outer_reads.max(reads));
+                self.note_read(reads);
                 let v = v?;
                 // Functions and procedures may hold lazy parts of the candidate: never kept.
                 if let Some((i, c)) = steady
@@ -935,6 +936,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Rel(Rel),
             Set(Set),
         }
+        let value = |acc: Acc<'m>| match acc {
+            Acc::None => Value::Empty,
+            Acc::Val(v) => v,
+            Acc::Rel(r) => Value::rel(r),
+            Acc::Set(s) => Value::set(s),
+        };
         let mut acc = Acc::None;
         let mut unv = false;
         for a in es {
@@ -977,9 +984,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 (prev, v) => {
                     let t0 = match prev {
                         Acc::None => "?",
-                        Acc::Val(p) => p.type_name(),
-                        Acc::Rel(_) => Value::Rel(self.unv()).type_name(),
-                        Acc::Set(_) => Value::set(Set::empty(self.n)).type_name(),
+                        prev => value(prev).type_name(),
                     };
                     return Err(self.err(
                         a.pos(),
@@ -992,12 +997,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         if unv {
             return Ok(Value::Unv);
         }
-        Ok(match acc {
-            Acc::None => Value::Empty,
-            Acc::Val(v) => v,
-            Acc::Rel(r) => Value::rel(r),
-            Acc::Set(s) => Value::set(s),
-        })
+        Ok(value(acc))
     }
 
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {

@@ -177,18 +177,25 @@ impl<'m> Runner<'_, 'm, '_> {
                 };
             }
             Ins::Rec(pos, bds, test) => {
-                if let Some(kept) = self.kept_rec(st, i, bds)? {
-                    st.env = kept;
-                    return Ok(Step::Next(k));
-                }
-                let (rec, reads) = cx.reads_of(|| cx.env_rec(&st.env, *pos, bds, test.as_ref()));
-                match rec? {
-                    Some(env) if st.shared => self.share_rec(st, i, bds, env, reads)?,
-                    Some(env) => st.env = env,
-                    None => {
-                        let t = test.as_ref().expect("only a `when` check fails a let rec");
-                        return self.fail(st, t, None);
+                let is_fun = |b: &Binding| matches!(b.expr, Expr::Fun(_));
+                let done = if st.shared && !bds.iter().any(is_fun) {
+                    self.share_rec_values(st, i, *pos, bds, test.as_ref())?
+                } else {
+                    match cx.env_rec(&st.env, *pos, bds, test.as_ref())? {
+                        Some(env) if st.shared => {
+                            self.share_rec_funs(st, i, bds, env)?;
+                            true
+                        }
+                        Some(env) => {
+                            st.env = env;
+                            true
+                        }
+                        None => false,
                     }
+                };
+                if !done {
+                    let t = test.as_ref().expect("only a `when` check fails a let rec");
+                    return self.fail(st, t, None);
                 }
             }
             Ins::Match(pos, e, cls, d) => {
@@ -421,41 +428,39 @@ impl<'m> Runner<'_, 'm, '_> {
         Ok(e.expect("a definition always binds"))
     }
 
-    /// Continues a `let rec` in a shared environment: functions alone are the same in every
-    /// candidate; values go to memo slots.
-    fn share_rec(
+    /// Continues a `let rec` with functions in a shared environment: functions alone are
+    /// the same in every candidate; with values too, the rest is this candidate's own.
+    fn share_rec_funs(
         &self,
         st: &mut State<'m>,
         i: &'m Ins,
         bds: &'m [Binding],
         rec: Env<'m>,
-        reads: u32,
     ) -> R<()> {
-        let is_fun = |b: &Binding| matches!(b.expr, Expr::Fun(_));
-        if bds.iter().all(is_fun) {
+        if bds.iter().all(|b| matches!(b.expr, Expr::Fun(_))) {
             st.env = self.define(st, i, |_| rec)?;
-            return Ok(());
-        }
-        if bds.iter().any(is_fun) {
+        } else {
             st.shared = false;
             st.env = rec;
-            return Ok(());
         }
-        let (shared, names) = self.rec_slots(st, i, bds)?;
-        for &x in &names {
-            if let (Some(Slot::Memo(m)), Some(slot)) = (shared.lookup(x), rec.lookup(x)) {
-                self.cx.memo_set_read(*m, self.cx.force(slot)?, reads);
-            }
-        }
-        st.env = shared;
         Ok(())
     }
 
-    /// The shared environment after a `let rec` of values at `i`, each variable in a memo
-    /// slot, and the variables.
-    fn rec_slots(&self, st: &State<'m>, i: &'m Ins, bds: &'m [Binding]) -> R<(Env<'m>, Vec<Sym>)> {
-        let names: Vec<Sym> = bds.iter().flat_map(|b| b.pat.vars()).flatten().collect();
+    /// Continues a `let rec` of values in a shared environment, each variable in a memo
+    /// slot with what its fixpoint read; false when its `when` check fails. A fixpoint this
+    /// candidate already computed in an earlier `with` branch, without reading that
+    /// `with`'s variable, is still in the memo and is not computed again (the LKMM's
+    /// `rcu-order` is empty without RCU, whatever the coherence order).
+    fn share_rec_values(
+        &self,
+        st: &mut State<'m>,
+        i: &'m Ins,
+        pos: Pos,
+        bds: &'m [Binding],
+        test: Option<&'m Test>,
+    ) -> R<bool> {
         let cx = self.cx;
+        let names: Vec<Sym> = bds.iter().flat_map(|b| b.pat.vars()).flatten().collect();
         let env = &st.env;
         let shared = self
             .shared_env(i, env, || {
@@ -466,31 +471,31 @@ impl<'m> Runner<'_, 'm, '_> {
                 Ok(Some(e))
             })?
             .expect("built");
-        Ok((shared, names))
-    }
-
-    /// A shared `let rec` of values whose fixpoint this candidate has already computed, in
-    /// a `with` branch, without reading the `with`'s variable: the environment with its
-    /// values, which later branches need not compute again (the LKMM's `rcu-order` is
-    /// empty without RCU, whatever the coherence order).
-    fn kept_rec(&self, st: &State<'m>, i: &'m Ins, bds: &'m [Binding]) -> R<Option<Env<'m>>> {
-        if !st.shared || bds.iter().any(|b| matches!(b.expr, Expr::Fun(_))) {
-            return Ok(None);
-        }
-        let (shared, names) = self.rec_slots(st, i, bds)?;
-        let all = names
+        let slots: Vec<(Sym, u32)> = names
             .iter()
-            .all(|&x| matches!(shared.lookup(x), Some(Slot::Memo(m)) if self.cx.memo_has(*m)));
-        if !all {
-            return Ok(None);
-        }
-        // Read as the fixpoint was.
-        for &x in &names {
-            if let Some(slot) = shared.lookup(x) {
-                self.cx.force(slot)?;
+            .filter_map(|&x| match shared.lookup(x) {
+                Some(Slot::Memo(m)) => Some((x, *m)),
+                _ => None,
+            })
+            .collect();
+        if slots.iter().all(|&(_, m)| cx.memo_has(m)) {
+            // Read as the fixpoint was.
+            for &(_, m) in &slots {
+                cx.force(&Slot::Memo(m))?;
+            }
+        } else {
+            let (rec, reads) = cx.reads_of(|| cx.env_rec(env, pos, bds, test));
+            let Some(rec) = rec? else {
+                return Ok(false);
+            };
+            for &(x, m) in &slots {
+                if let Some(slot) = rec.lookup(x) {
+                    cx.memo_set_read(m, cx.force(slot)?, reads);
+                }
             }
         }
-        Ok(Some(shared))
+        st.env = shared;
+        Ok(true)
     }
 
     /// How the `with` at `i` binds `x` in its branches.
