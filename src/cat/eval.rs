@@ -48,6 +48,15 @@ pub struct Ctx<'m, 'p> {
     closures: RefCell<Vec<KeptClosure>>,
     /// Set when the run bounds a subtree of candidates (see [`Upper`]).
     upper: Option<Upper<'m>>,
+    /// While one run bounds every coherence order of a `with` at once (its variable bound
+    /// to their union, see `Runner::settle`): that variable's memo slot + 1; else 0. A
+    /// value is then exact when it read neither the variable nor a later one; `A \ B` and
+    /// `~A` of a value that is not fall back on `A` and the universe, and anything else
+    /// that depends on one (a choice, a match, a condition, a native function) gives the
+    /// run up.
+    co_bound: Cell<u32>,
+    /// The run bounding coherence orders was given up.
+    co_lost: Cell<bool>,
 }
 
 /// A run that bounds a whole subtree of candidates at once (see [`super::Model::bound`]):
@@ -123,6 +132,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
             touched: Cell::new(false),
             closures: RefCell::new(Vec::new()),
             upper: None,
+            co_bound: Cell::new(0),
+            co_lost: Cell::new(false),
         }
     }
 
@@ -188,6 +199,51 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// A run bounding from below, inside an exact value or not.
     fn bounds_below(&self) -> bool {
         self.upper.as_ref().is_some_and(|u| u.lower)
+    }
+
+    /// Starts a run bounding every coherence order of the `with` whose variable is in memo
+    /// slot `slot` (see [`Ctx::co_bound`]).
+    pub fn co_start(&self, slot: u32) {
+        self.co_bound.set(slot + 1);
+        self.co_lost.set(false);
+    }
+
+    /// Ends that run: whether it was given up.
+    pub fn co_end(&self) -> bool {
+        self.co_bound.set(0);
+        self.co_lost.replace(false)
+    }
+
+    /// In a run bounding coherence orders.
+    pub fn co_bounding(&self) -> bool {
+        self.co_bound.get() != 0
+    }
+
+    /// `f`'s result, and whether it is the same in every coherence order bounded (it read
+    /// neither the `with` variable nor a later one); always, outside such a run.
+    pub fn co_exact<T>(&self, f: impl FnOnce() -> T) -> (T, bool) {
+        let (v, reads) = self.reads_of(f);
+        let bound = self.co_bound.get();
+        (v, bound == 0 || reads < bound)
+    }
+
+    /// Gives the run bounding coherence orders up.
+    pub fn co_give_up(&self, pos: Pos, what: &str) -> Box<CatError> {
+        self.co_lost.set(true);
+        self.err(
+            pos,
+            format!("{what} of a value that differs between coherence orders"),
+        )
+    }
+
+    /// The value of `e`, which decides something: given up unless exact in a run bounding
+    /// coherence orders.
+    pub fn co_decisive(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
+        let (v, exact) = self.co_exact(|| self.eval(env, e));
+        if !exact {
+            return Err(self.co_give_up(e.pos(), what));
+        }
+        v
     }
 
     /// What is exact in this run's bounds, by address (see [`Ctx::is_exact`]).
@@ -304,7 +360,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// The value of `e`, which decides a match: given up unless exact in a bound.
     fn exact_eval(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
         self.need_exact(env, e, what)?;
-        self.eval(env, e)
+        self.co_decisive(env, e, what)
     }
 
     /// Gives the bound up unless `e` is exact (it decides a choice, a match, a condition).
@@ -735,7 +791,20 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         _ => return Err(self.give_up(*pos, "a native function")),
                     }
                 }
-                let a = self.eval(env, a)?;
+                let (a, exact) = self.co_exact(|| self.eval(env, a));
+                let a = a?;
+                // Monotone: the bound's image bounds the images.
+                let monotone = match &f {
+                    Value::Prim(b) => matches!(
+                        b,
+                        Builtin::Domain | Builtin::Range | Builtin::DifferentValues
+                    ),
+                    Value::Clo(c) => self.m.native(c.def).is_none(),
+                    _ => false,
+                };
+                if !exact && !monotone {
+                    return Err(self.co_give_up(*pos, "a native function"));
+                }
                 self.apply(*pos, &f, a)
             }
             Expr::Bind(_, bds, body) => {
@@ -768,6 +837,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
             },
             Expr::MatchSet(pos, a, em, cl) => {
                 self.need_exact(env, a, "a match")?;
+                if self.co_bounding() {
+                    self.co_decisive(env, a, "a match")?;
+                }
                 self.match_set(env, *pos, a, em, cl)
             }
             Expr::Try(_, a, b) => match self.eval(env, a) {
@@ -779,7 +851,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.need_exact(env, x, "a condition")?;
                     self.need_exact(env, y, "a condition")?;
                 }
-                if self.cond(env, *pos, c)? {
+                let (holds, exact) = self.co_exact(|| self.cond(env, *pos, c));
+                if !exact {
+                    return Err(self.co_give_up(*pos, "a condition"));
+                }
+                if holds? {
                     self.eval(env, a)
                 } else {
                     self.eval(env, b)
@@ -838,7 +914,14 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 )),
             };
         }
-        let v = self.eval(env, a)?;
+        let (v, exact) = self.co_exact(|| self.eval(env, a));
+        let v = v?;
+        if op == Op1::Comp && !exact {
+            return match v {
+                Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Unv),
+                _ => Err(self.co_give_up(pos, "the complement")),
+            };
+        }
         if op == Op1::Comp && self.bounding() && !self.is_exact(env, a) {
             // The complement of a bound bounds nothing: the universe (or nothing) does.
             let none = if self.lowering() {
@@ -1160,7 +1243,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
             }
             return Ok(v1);
         }
-        let v2 = Self::tag2set(self.eval(env, b)?);
+        let (v2, exact) = self.co_exact(|| self.eval(env, b));
+        if !exact {
+            v2?;
+            return Ok(v1);
+        }
+        let v2 = Self::tag2set(v2?);
         match (v1, v2) {
             (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.diff(&y))),
             (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.diff(&y))),
@@ -1406,10 +1494,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
         // Iterating bounds from empty ones bounds the least fixpoint when each step is
         // monotone in the variables.
-        if self.bounding() {
+        if self.bounding() || self.co_bounding() {
             let group: Vec<Sym> = vals.iter().flat_map(|b| b.pat.vars()).flatten().collect();
             if !vals.iter().all(|b| monotone_in(&b.expr, &group)) {
-                return Err(self.give_up(pos, "a recursive definition"));
+                return Err(match self.co_bounding() {
+                    true => self.co_give_up(pos, "a recursive definition"),
+                    false => self.give_up(pos, "a recursive definition"),
+                });
             }
         }
         let vars: Vec<Vec<Option<Sym>>> = vals.iter().map(|b| b.pat.vars()).collect();

@@ -56,7 +56,25 @@ pub struct Runner<'c, 'm, 'p> {
     /// Whether verdicts carry the final `co` and `rf` (for graphs): copying them for every
     /// branch costs more than some branches.
     pub relations: bool,
+    /// In a run bounding every coherence order of a `with` at once (see
+    /// [`Runner::settle`]): the tests met.
+    pub settling: Option<Vec<Met>>,
+    /// The outcomes settled for the branches being run (see [`Runner::settle`]).
+    pub settled: Option<Settled>,
 }
+
+/// A test met by a run bounding every coherence order of a `with` (see [`Runner::settle`]).
+pub struct Met {
+    /// The test, by address.
+    test: usize,
+    /// Its outcome in every order, when the bound settles it.
+    outcome: Option<bool>,
+    /// Whether its relation read the `with` variable.
+    reads: bool,
+}
+
+/// Tests settled for every branch of a `with`, by address, with their outcomes.
+pub type Settled = Rc<Vec<(usize, bool)>>;
 
 impl<'m> Runner<'_, 'm, '_> {
     /// Runs `progs` in order (stdlib, bell, model); false when the caller asked to stop.
@@ -96,6 +114,9 @@ impl<'m> Runner<'_, 'm, '_> {
     fn run(&mut self, mut st: State<'m>, mut k: Kont<'m>) -> R<bool> {
         loop {
             let Some(node) = k.0.clone() else {
+                if self.settling.is_some() {
+                    return Ok(true);
+                }
                 let v = self.verdict(&st, None);
                 return Ok((self.report)(v));
             };
@@ -200,7 +221,7 @@ impl<'m> Runner<'_, 'm, '_> {
             }
             Ins::Match(pos, e, cls, d) => {
                 cx.need_exact(&st.env, e, "a match")?;
-                let v = cx.eval(&st.env, e)?;
+                let v = cx.co_decisive(&st.env, e, "a match")?;
                 let Value::Tag(TagName { name: s, .. }) = v else {
                     return Err(cx.err(
                         e.pos(),
@@ -228,6 +249,9 @@ impl<'m> Runner<'_, 'm, '_> {
                     let on = r.restrict_domain(events).restrict_range(events);
                     acyclic.set(acyclic.get() && on.is_acyclic());
                     return Ok(Step::Done(true));
+                }
+                if let Some(step) = self.settle_test(st, t, *ty, &k)? {
+                    return Ok(step);
                 }
                 // Bounding from below, a check that fails fails in every candidate; nothing
                 // else is settled, so flags and the other tests are not even evaluated.
@@ -314,7 +338,7 @@ impl<'m> Runner<'_, 'm, '_> {
             }
             Ins::Forall(pos, x, e, body) => {
                 cx.need_exact(&st.env, e, "a forall")?;
-                let elems = match cx.eval(&st.env, e)? {
+                let elems = match cx.co_decisive(&st.env, e, "a forall")? {
                     Value::Empty => Rc::new(Vec::new()),
                     Value::ValSet(s) => s,
                     t @ Value::Tag(..) => Rc::new(vec![t]),
@@ -329,6 +353,9 @@ impl<'m> Runner<'_, 'm, '_> {
                 };
                 st.shared = false;
                 return Ok(Step::Next(k.push(f)));
+            }
+            Ins::WithFrom(_, _, e) if cx.co_bounding() => {
+                return Err(cx.co_give_up(e.pos(), "a choice"));
             }
             Ins::WithFrom(_, x, e) if cx.lowering() => return self.lower_with(st, *x, e, k),
             Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
@@ -550,13 +577,131 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Done(false));
             }
         }
+        let settled = self.settle(st, b, &k, fs);
+        let outer = std::mem::replace(&mut self.settled, settled);
         let mut res = Ok(true);
         for_each_union(self.cx.n, fs, |r| {
             let st2 = self.branch(st, b, Value::rel(r));
             res = self.run(st2, k.clone());
             matches!(res, Ok(true))
         });
+        self.settled = outer;
         res.map(Step::Done)
+    }
+
+    /// Judges every branch of a `with` at once, as far as a bound can: the rest of the
+    /// model runs once with the variable bound to the union of the orders `fs` makes.
+    /// Each value then contains its value in every branch (see [`Ctx::co_bound`]), so a
+    /// check passing there passes in every branch, a flag not raised there is raised in
+    /// none, and one computed from values that are the same in every branch is settled
+    /// either way. The branches then skip what was settled: the LKMM's happens-before
+    /// check, say, is computed once for a group of coherence orders instead of once per
+    /// order, when the orders all agree with it. Tried where it paid before. (Splitting
+    /// the orders into groups, each judged at once, was slower: a group left unsettled
+    /// costs a run of its own.)
+    fn settle(
+        &mut self,
+        st: &State<'m>,
+        b: &Binder<'m>,
+        k: &Kont<'m>,
+        fs: &[Vec<Rc<Rel>>],
+    ) -> Option<Settled> {
+        let cx = self.cx;
+        let (Binder::Shared(_, slot), Some(cache)) = (b, cx.cache()) else {
+            return None;
+        };
+        if cx.bounding() || self.settling.is_some() || branch_count(fs) < SETTLE_MIN {
+            return None;
+        }
+        let site = match &k.0 {
+            Some(node) => match &node.0 {
+                Frame::Seq(b) => b.as_ptr() as usize,
+                _ => return None,
+            },
+            None => return None,
+        };
+        let (tries, useful) = cache.settles.borrow().get(&site).copied().unwrap_or((0, 0));
+        if tries >= SETTLE_TRIAL && useful * 4 < tries {
+            return None;
+        }
+        let mut union = Rel::empty(cx.n);
+        for o in fs.iter().flatten() {
+            union.union_with(o);
+        }
+        let st2 = self.branch(st, b, Value::rel(union));
+        cx.co_start(*slot);
+        self.settling = Some(Vec::new());
+        let res = self.run(st2, k.clone());
+        let met = self.settling.take().unwrap_or_default();
+        let lost = cx.co_end();
+        let paid = !lost && res.is_ok() && met.iter().any(|m| m.reads && m.outcome.is_some());
+        let mut stats = cache.settles.borrow_mut();
+        let e = stats.entry(site).or_default();
+        *e = (e.0.saturating_add(1), e.1 + paid as u32);
+        if res.is_err() || lost {
+            return None;
+        }
+        let settled: Vec<(usize, bool)> = met
+            .into_iter()
+            .filter_map(|m| Some((m.test, m.outcome?)))
+            .collect();
+        (!settled.is_empty()).then(|| Rc::new(settled))
+    }
+
+    /// A test met while settling (see [`Runner::settle`]), or settled for this branch:
+    /// the step to take instead of evaluating it, if any.
+    fn settle_test(
+        &mut self,
+        st: &mut State<'m>,
+        t: &'m Test,
+        ty: TestType,
+        k: &Kont<'m>,
+    ) -> R<Option<Step<'m>>> {
+        let cx = self.cx;
+        let key = t as *const Test as usize;
+        if self.settling.is_some() {
+            let (out, exact) = cx.co_exact(|| cx.test_eval_cached(&st.env, t));
+            let ok = out?.0;
+            // Passing the bound, a check passes in every branch (a flag is not raised).
+            let outcome = (exact || ok != t.negated).then_some(ok);
+            let Some(met) = self.settling.as_mut() else {
+                unreachable!("settling")
+            };
+            match met.iter_mut().find(|m| m.test == key) {
+                // Met twice (a procedure, a loop): left to each branch.
+                Some(m) => m.outcome = None,
+                None => met.push(Met {
+                    test: key,
+                    outcome,
+                    reads: !exact,
+                }),
+            }
+            // A check failing in every branch: each stops here or before.
+            if outcome == Some(false) && ty == TestType::Check {
+                return Ok(Some(Step::Done(true)));
+            }
+            return Ok(Some(Step::Next(k.clone())));
+        }
+        let Some(settled) = &self.settled else {
+            return Ok(None);
+        };
+        let Some(&(_, ok)) = settled.iter().find(|(x, _)| *x == key) else {
+            return Ok(None);
+        };
+        match (ok, ty) {
+            (true, TestType::Flag) => {
+                if let Some(n) = &t.name {
+                    st.flags.push(n.clone());
+                }
+            }
+            (false, TestType::Flag) | (true, _) => {}
+            // A failure is found again, with its cycle.
+            (false, _) => return Ok(None),
+        }
+        if let Some(c) = self.cx.cache() {
+            c.skipped.set(c.skipped.get() + 1);
+        }
+        Ok(Some(Step::Next(k.clone())))
     }
 
     /// Runs `k` once per element of the set `v`, bound to `x` by the `with` at `i`.
@@ -825,6 +970,9 @@ impl<'m> Runner<'_, 'm, '_> {
     }
 
     fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> R<Step<'m>> {
+        if self.settling.is_some() {
+            return Ok(Step::Done(true));
+        }
         let kind = match t.kind {
             TestKind::Acyclic => CheckKind::Acyclic,
             TestKind::Irreflexive => CheckKind::Irreflexive,
@@ -839,6 +987,20 @@ impl<'m> Runner<'_, 'm, '_> {
         let v = self.verdict(st, Some(f));
         Ok(Step::Done((self.report)(v)))
     }
+}
+
+/// How many branches a `with` must have for [`Runner::settle`] to try them at once.
+const SETTLE_MIN: usize = 3;
+
+/// Tries of [`Runner::settle`] at one `with` site before it is only tried where at least
+/// one try in four settled something that read the variable.
+const SETTLE_TRIAL: u32 = 32;
+
+/// How many branches the factors `fs` make.
+fn branch_count(fs: &[Vec<Rc<Rel>>]) -> usize {
+    fs.iter()
+        .try_fold(1usize, |a, f| a.checked_mul(f.len()))
+        .unwrap_or(usize::MAX)
 }
 
 /// How many branches a bounded run may take, in all, at one `with`.

@@ -259,6 +259,12 @@ pub struct RunCache<'m> {
     /// Whether a sequence, by its factors and shared environment, has a later factor kept
     /// here that is empty (see `Ctx::seq`).
     seq_empty: std::cell::RefCell<FxMap<(usize, usize), bool>>,
+    /// How judging the branches of each `with` site at once went (see `Runner::settle`):
+    /// tries, and tries that settled a check or flag reading the variable (static: never
+    /// cleared).
+    pub settles: std::cell::RefCell<FxMap<usize, (u32, u32)>>,
+    /// Tests that branches skipped, settled for them (for tests and measurements).
+    pub skipped: std::cell::Cell<u64>,
 }
 
 impl RunCache<'_> {
@@ -574,6 +580,8 @@ impl Model {
             lookups: Default::default(),
             steady: Default::default(),
             seq_empty: Default::default(),
+            settles: Default::default(),
+            skipped: Default::default(),
         }
     }
 
@@ -607,6 +615,8 @@ impl Model {
             cx,
             report,
             relations,
+            settling: None,
+            settled: None,
         }
         .run_all(&progs)
         .map_err(|e| *e)

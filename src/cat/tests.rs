@@ -644,3 +644,39 @@ fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
         &some
     ));
 }
+
+#[test]
+fn a_check_passing_on_the_union_of_orders_is_skipped_by_every_branch() {
+    // Four branches (two orders per location). `quiet` and the flag `never` hold on the
+    // union of the orders: settled once, skipped by each branch. `sc` and the flag
+    // `iw-first` differ between orders and are left to each branch. `gaps` (the pairs of
+    // writes against `co`) is bounded through a difference whose right side reads `co`: the
+    // bound keeps its left side, never empty, so each branch raises `gaps` itself. The
+    // flag in `twice` is met twice, once settled and once not: left to each branch.
+    // Through `as_transitive`, a native function of `co`, nothing can be bounded: nothing is
+    // skipped. Either way each branch gives what a run sharing nothing gives.
+    let src = "let map f = let rec m s = match s with || {} -> {} || e ++ r -> f e ++ m r end in m\n\
+               include \"colib.cat\"\nwith co from coherence-orders(W, 0)\n\
+               let fr = (rf^-1 ; co) \\ id\nlet never = po ; NEVER\n\
+               let gaps = (((W * W) & loc) \\ id) \\ co\n\
+               flag ~empty never as never\nflag ~empty [IW] ; co as iw-first\n\
+               flag ~empty gaps as gaps\nirreflexive never as quiet\n\
+               procedure twice(r) = flag ~empty r as twice end\n\
+               call twice(po ; co)\ncall twice([IW] ; co)\n\
+               acyclic po | rf | co | fr as sc\n";
+    for (never, skips) in [("co", true), ("as_transitive(co)", false)] {
+        let m = model(&src.replace("NEVER", never), &[]);
+        let fresh = branch_outcomes(verdicts(&m, &sb()));
+        assert_eq!(fresh.len(), 4);
+        assert!((1..4).contains(&raising(&fresh, "iw-first")));
+        assert_eq!(raising(&fresh, "twice"), raising(&fresh, "iw-first"));
+        assert!((1..4).contains(&fresh.iter().filter(|o| o.1.is_some()).count()));
+        assert_eq!(raising(&fresh, "never"), 0);
+        assert_eq!(raising(&fresh, "gaps"), 4);
+        let cache = m.new_cache();
+        for _ in 0..2 {
+            assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
+        }
+        assert_eq!(cache.skipped.get() > 0, skips, "{never}");
+    }
+}

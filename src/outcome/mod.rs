@@ -140,6 +140,10 @@ pub(crate) struct Branch<'x, 'c> {
     state_of: &'x dyn Fn() -> State,
     /// Which candidate this is among those judged, from 1.
     pub ordinal: usize,
+    /// Renamings of this consistent execution (see [`crate::exec::symmetry`]) that it
+    /// stands for too, their states recorded already by an earlier branch of the same
+    /// candidate (the state does not depend on the branch): counted, not recorded again.
+    pub renamed: usize,
 }
 
 impl Branch<'_, '_> {
@@ -351,7 +355,21 @@ fn visit_part(
             let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
             let state = OnceCell::new();
             let images = images.borrow();
+            // This candidate's state and its renamings are recorded: later consistent
+            // branches only count.
+            let recorded = Cell::new(false);
             let mut hand = |verdict: Verdict| {
+                if recorded.get() && verdict.failed.is_none() {
+                    return f(Branch {
+                        c,
+                        verdict,
+                        sat,
+                        state: &state,
+                        state_of: &state_of,
+                        ordinal,
+                        renamed: images.len() - 1,
+                    });
+                }
                 // A consistent execution's renamings are executions too. The condition maps
                 // onto itself, so they satisfy it as this one does; and they are never the
                 // witness (this one comes first): no graph.
@@ -366,6 +384,7 @@ fn visit_part(
                     state: &state,
                     state_of: &state_of,
                     ordinal,
+                    renamed: 0,
                 };
                 if !f(branch) {
                     return false;
@@ -374,6 +393,7 @@ fn visit_part(
                     return true;
                 };
                 let s = state.get_or_init(state_of);
+                recorded.set(true);
                 images[1..].iter().all(|&i| {
                     f(Branch {
                         c,
@@ -387,6 +407,7 @@ fn visit_part(
                         state: &OnceCell::from(sym.state(i, s)),
                         state_of: &state_of,
                         ordinal,
+                        renamed: 0,
                     })
                 })
             };
@@ -646,9 +667,9 @@ impl Judgement {
             None => {
                 self.flags.extend(b.verdict.flags.iter().cloned());
                 if b.sat {
-                    self.sat += 1;
+                    self.sat += 1 + b.renamed;
                 } else {
-                    self.unsat += 1;
+                    self.unsat += 1 + b.renamed;
                 }
                 if !self.states.contains(b.state()) {
                     self.states.insert(b.state().clone());
