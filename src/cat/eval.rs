@@ -153,14 +153,20 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     /// A run bounding from below the candidates of one combination of runs whose `rf` in
-    /// `p` holds the edges they all have. The values that are the same for every candidate
-    /// of the runs' shapes come from `vals` (and go there), exact as they are.
-    pub fn from_below(m: &'m Model, p: &'p Primitives<'p>, vals: Option<&'p RunCache<'m>>) -> Self {
+    /// `p` holds the edges they all have. `cache` holds only such runs: the values that are
+    /// the same for every candidate of the runs' shapes (exact), the shared environments,
+    /// and the values that read nothing varying (bounds from below, as everything there).
+    pub fn from_below(
+        m: &'m Model,
+        p: &'p Primitives<'p>,
+        cache: Option<&'p RunCache<'m>>,
+    ) -> Self {
         let mut cx = Ctx::upper(m, p, None);
         if let Some(u) = cx.upper.as_mut() {
             u.lower = true;
         }
-        cx.vals = vals;
+        cx.vals = cache;
+        cx.cache = cache;
         cx
     }
 
@@ -606,11 +612,16 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
     /// herd's predefined event sets that this candidate happens not to have.
     pub fn global(&self, x: Sym, pos: Pos) -> R<Value<'m>> {
-        // Primitives other than rf and FW are the same in every candidate sharing a cache.
-        if self.m.varying[x.0 as usize] {
+        // Primitives other than rf and FW are the same in every candidate sharing a cache;
+        // FW too when the candidates share it (they observe no location).
+        let varying = self.m.varying[x.0 as usize] && {
+            let name = self.m.names.name(x);
+            !self.p.sets.shared(name) && !self.p.rels.shared(name)
+        };
+        if varying {
             self.touched.set(true);
         }
-        let shared = self.vals.filter(|_| !self.m.varying[x.0 as usize]);
+        let shared = self.vals.filter(|_| !varying);
         if let Some(c) = shared {
             if let Some(v) = &c.globals.borrow()[x.0 as usize] {
                 return Ok(v.clone());

@@ -90,6 +90,10 @@ impl<'a, T> Named<'a, T> {
     pub fn contains_key(&self, name: &str) -> bool {
         self.get(name).is_some()
     }
+    /// Whether `name` comes from the shared layer (the same for every candidate on it).
+    pub fn shared(&self, name: &str) -> bool {
+        !self.own.iter().any(|(k, _)| k == name) && self.base.is_some_and(|b| b.contains_key(name))
+    }
     /// The same names, `name` bound to `v`.
     pub fn with(&self, name: &str, v: T) -> Named<'a, T>
     where

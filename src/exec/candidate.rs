@@ -400,7 +400,7 @@ impl Layout {
                 (i, ws)
             })
             .collect();
-        let finals = plan
+        let finals: Vec<(LocId, Vec<usize>)> = plan
             .observed
             .iter()
             .map(|&l| {
@@ -422,6 +422,12 @@ impl Layout {
                 (l, last)
             })
             .collect();
+        let mut base = base;
+        // Observing no location, every candidate has the same (empty) final writes: they
+        // join the shared layer, so the model's values reading them are kept for the shape.
+        if plan.observed.is_empty() {
+            base.0.insert("FW".into(), Set::empty(events.len()));
+        }
         Layout {
             shapes: shapes.to_vec(),
             events,
@@ -515,7 +521,10 @@ impl Layout {
                 n: self.events.len(),
                 events: &self.events,
                 symbols: &p.symbols,
-                sets: Named::layered(&self.base.0, vec![("FW".into(), fw)]),
+                sets: match self.finals.is_empty() {
+                    true => Named::layered(&self.base.0, Vec::new()),
+                    false => Named::layered(&self.base.0, vec![("FW".into(), fw)]),
+                },
                 rels: Named::layered(&self.base.1, vec![("rf".into(), rf)]),
             },
             runs: runs.to_vec(),
