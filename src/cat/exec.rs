@@ -33,6 +33,15 @@ impl<'m> Kont<'m> {
     fn push(&self, f: Frame<'m>) -> Kont<'m> {
         Kont(Some(Rc::new((f, self.clone()))))
     }
+
+    /// Where the run goes on, as a key for what is learnt about a `with` site: the
+    /// address of the instructions it runs next.
+    fn site(&self) -> Option<usize> {
+        match &self.0.as_ref()?.0 {
+            Frame::Seq(b) => Some(b.as_ptr() as usize),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -613,13 +622,7 @@ impl<'m> Runner<'_, 'm, '_> {
         if cx.bounding() || self.settling.is_some() || branch_count(fs) < SETTLE_MIN {
             return None;
         }
-        let site = match &k.0 {
-            Some(node) => match &node.0 {
-                Frame::Seq(b) => b.as_ptr() as usize,
-                _ => return None,
-            },
-            None => return None,
-        };
+        let site = k.site()?;
         let (tries, useful) = cache.settles.borrow().get(&site).copied().unwrap_or((0, 0));
         if tries >= SETTLE_TRIAL && useful * 4 < tries {
             return None;
@@ -911,13 +914,7 @@ impl<'m> Runner<'_, 'm, '_> {
             return None;
         };
         // The guard depends only on where the `with` is: look for it once per run cache.
-        let site = match &k.0 {
-            Some(node) => match &node.0 {
-                Frame::Seq(b) => b.as_ptr() as usize,
-                _ => return None,
-            },
-            None => return None,
-        };
+        let site = k.site()?;
         let cached = cx
             .cache()
             .and_then(|c| c.guards.borrow().get(&site).copied());
