@@ -225,12 +225,46 @@ impl<'m, 'p> Ctx<'m, 'p> {
         self.co_bound.get() != 0
     }
 
-    /// `f`'s result, and whether it is the same in every coherence order bounded (it read
-    /// neither the `with` variable nor a later one); always, outside such a run.
-    pub fn co_exact<T>(&self, f: impl FnOnce() -> T) -> (T, bool) {
+    /// `f`'s result, and whether it is the same in every coherence order bounded: it read
+    /// neither the `with` variable nor a later one as it ran, and `es`, which `f` evaluates,
+    /// depend on no `with` variable as written (see [`Ctx::co_written_exact`]); always,
+    /// outside such a run. What is not exact is a bound: a value computed from it counts
+    /// as reading the variable, so the branches forget it.
+    pub fn co_exact<T>(&self, env: &Env<'m>, es: &[&'m Expr], f: impl FnOnce() -> T) -> (T, bool) {
         let (v, reads) = self.reads_of(f);
         let bound = self.co_bound.get();
-        (v, bound == 0 || reads < bound)
+        if bound == 0 {
+            return (v, true);
+        }
+        let exact = reads < bound && es.iter().all(|e| self.co_written_exact(env, e));
+        if !exact {
+            self.note_read(bound);
+        }
+        (v, exact)
+    }
+
+    /// Whether `e` depends on no `with` variable as written. A value the run read may
+    /// have been computed before it, from the variable, with no trace: a function's
+    /// argument, a procedure's, a name bound at once. Those count as depending on it.
+    fn co_written_exact(&self, env: &Env<'m>, e: &'m Expr) -> bool {
+        let m = self.m;
+        let table = m
+            .exact_co
+            .get_or_init(|| super::stable::stable_parts(m, &[]).exact);
+        let addr = |p: *const ()| table.contains(&(p as usize));
+        let mut ok = true;
+        super::parse::free_vars(e, &mut Vec::new(), &mut |x| {
+            ok = ok
+                && (!m.bound[x.0 as usize]
+                    || match env.lookup(x) {
+                        None => true,
+                        Some(Slot::Thunk(t)) => addr(t.expr as *const Expr as *const ()),
+                        Some(Slot::Val(Value::Clo(c))) => addr(c.def as *const FunDef as *const ()),
+                        Some(Slot::Val(Value::Prim(_) | Value::Tag(..))) => true,
+                        Some(_) => false,
+                    });
+        });
+        ok
     }
 
     /// Gives the run bounding coherence orders up.
@@ -245,7 +279,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// The value of `e`, which decides something: given up unless exact in a run bounding
     /// coherence orders.
     pub fn co_decisive(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
-        let (v, exact) = self.co_exact(|| self.eval(env, e));
+        let (v, exact) = self.co_exact(env, &[e], || self.eval(env, e));
         if !exact {
             return Err(self.co_give_up(e.pos(), what));
         }
@@ -802,9 +836,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         _ => return Err(self.give_up(*pos, "a native function")),
                     }
                 }
-                let (a, exact) = self.co_exact(|| self.eval(env, a));
-                let a = a?;
-                // Monotone: the bound's image bounds the images.
+                // Monotone: the bound's image bounds the images (a closure's body follows
+                // the rules of the run).
                 let monotone = match &f {
                     Value::Prim(b) => matches!(
                         b,
@@ -813,9 +846,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     Value::Clo(c) => self.m.native(c.def).is_none(),
                     _ => false,
                 };
-                if !exact && !monotone {
-                    return Err(self.co_give_up(*pos, "a native function"));
-                }
+                let a = match monotone || !self.co_bounding() {
+                    true => self.eval(env, a)?,
+                    false => self.co_decisive(env, a, "a native function")?,
+                };
                 self.apply(*pos, &f, a)
             }
             Expr::Bind(_, bds, body) => {
@@ -862,7 +896,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.need_exact(env, x, "a condition")?;
                     self.need_exact(env, y, "a condition")?;
                 }
-                let (holds, exact) = self.co_exact(|| self.cond(env, *pos, c));
+                let operands: Vec<&'m Expr> = match &**c {
+                    Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => vec![x, y],
+                    Cond::Variant(_) => Vec::new(),
+                };
+                let (holds, exact) = self.co_exact(env, &operands, || self.cond(env, *pos, c));
                 if !exact {
                     return Err(self.co_give_up(*pos, "a condition"));
                 }
@@ -925,9 +963,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 )),
             };
         }
-        let (v, exact) = self.co_exact(|| self.eval(env, a));
+        let (v, exact) = match op {
+            Op1::Comp => self.co_exact(env, &[a], || self.eval(env, a)),
+            _ => (self.eval(env, a), true),
+        };
         let v = v?;
-        if op == Op1::Comp && !exact {
+        if !exact {
             return match v {
                 Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Unv),
                 _ => Err(self.co_give_up(pos, "the complement")),
@@ -1254,7 +1295,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             }
             return Ok(v1);
         }
-        let (v2, exact) = self.co_exact(|| self.eval(env, b));
+        let (v2, exact) = self.co_exact(env, &[b], || self.eval(env, b));
         if !exact {
             v2?;
             return Ok(v1);

@@ -663,7 +663,7 @@ impl<'m> Runner<'_, 'm, '_> {
         let cx = self.cx;
         let key = t as *const Test as usize;
         if self.settling.is_some() {
-            let (out, exact) = cx.co_exact(|| cx.test_eval_cached(&st.env, t));
+            let (out, exact) = cx.co_exact(&st.env, &[&t.expr], || cx.test_eval_cached(&st.env, t));
             let ok = out?.0;
             // Passing the bound, a check passes in every branch (a flag is not raised).
             let outcome = (exact || ok != t.negated).then_some(ok);

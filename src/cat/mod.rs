@@ -220,6 +220,9 @@ pub struct Model {
     /// The same for the partial candidates [`Model::doomed`] judges: one combination of
     /// runs whose reads are not all given a source yet (see [`stable::COMBO_VARYING`]).
     exact_combo: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
+    /// The same for the coherence orders of one candidate that a run judges at once (see
+    /// `eval::Ctx::co_bound`): what depends on no `with` variable.
+    exact_co: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
@@ -349,6 +352,7 @@ impl Model {
             stable_withs: Default::default(),
             exact: Default::default(),
             exact_combo: Default::default(),
+            exact_co: Default::default(),
             varying: Vec::new(),
             po_rf_guard: false,
         };

@@ -651,7 +651,8 @@ fn a_check_passing_on_the_union_of_orders_is_skipped_by_every_branch() {
     // union of the orders: settled once, skipped by each branch. `sc` and the flag
     // `iw-first` differ between orders and are left to each branch. `gaps` (the pairs of
     // writes against `co`) is bounded through a difference whose right side reads `co`: the
-    // bound keeps its left side, never empty, so each branch raises `gaps` itself. The
+    // bound keeps its left side, never empty, so each branch raises `gaps` itself; so too
+    // `against`, the same through a function, whose argument keeps no trace of `co`. The
     // flag in `twice` is met twice, once settled and once not: left to each branch.
     // Through `as_transitive`, a native function of `co`, nothing can be bounded: nothing is
     // skipped. Either way each branch gives what a run sharing nothing gives.
@@ -661,6 +662,8 @@ fn a_check_passing_on_the_union_of_orders_is_skipped_by_every_branch() {
                let gaps = (((W * W) & loc) \\ id) \\ co\n\
                flag ~empty never as never\nflag ~empty [IW] ; co as iw-first\n\
                flag ~empty gaps as gaps\nirreflexive never as quiet\n\
+               let against(r) = (((W * W) & loc) \\ id) \\ r\n\
+               flag ~empty against(co) as against\n\
                procedure twice(r) = flag ~empty r as twice end\n\
                call twice(po ; co)\ncall twice([IW] ; co)\n\
                acyclic po | rf | co | fr as sc\n";
@@ -673,6 +676,7 @@ fn a_check_passing_on_the_union_of_orders_is_skipped_by_every_branch() {
         assert!((1..4).contains(&fresh.iter().filter(|o| o.1.is_some()).count()));
         assert_eq!(raising(&fresh, "never"), 0);
         assert_eq!(raising(&fresh, "gaps"), 4);
+        assert_eq!(raising(&fresh, "against"), 4);
         let cache = m.new_cache();
         for _ in 0..2 {
             assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
