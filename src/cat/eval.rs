@@ -83,6 +83,27 @@ struct Upper<'m> {
     probe: Option<(&'m Test, Set, Cell<bool>)>,
 }
 
+/// What varies across the values a bound stands for: the candidates of a subtree (see
+/// [`Upper`]), those of one combination of runs below a partial choice of `rf`, or the
+/// coherence orders of one candidate (see [`Ctx::co_bound`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Within {
+    Subtree,
+    Combo,
+    Orders,
+}
+
+impl Within {
+    /// The primitives that vary (the `with` variables always do).
+    fn prims(self) -> &'static [&'static str] {
+        match self {
+            Within::Subtree => super::stable::SUBTREE_VARYING,
+            Within::Combo => super::stable::COMBO_VARYING,
+            Within::Orders => &[],
+        }
+    }
+}
+
 /// A relation, a closure operator (`+` or `*`), and the result.
 type KeptClosure = (Rc<Rel>, Op1, Rc<Rel>);
 
@@ -227,53 +248,22 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// `f`'s result, and whether it is the same in every coherence order bounded: it read
     /// neither the `with` variable nor a later one as it ran, and `es`, which `f` evaluates,
-    /// depend on no `with` variable as written (see [`Ctx::co_written_exact`]); always,
-    /// outside such a run. What is not exact is a bound: a value computed from it counts
-    /// as reading the variable, so the branches forget it.
+    /// depend on no `with` variable as written (a value the run read may have been
+    /// computed before, from the variable, with no trace: a function's argument, a
+    /// procedure's, a name bound at once); always, outside such a run. What is not exact is
+    /// a bound: a value computed from it counts as reading the variable, so the branches
+    /// forget it.
     pub fn co_exact<T>(&self, env: &Env<'m>, es: &[&'m Expr], f: impl FnOnce() -> T) -> (T, bool) {
         let (v, reads) = self.reads_of(f);
         let bound = self.co_bound.get();
         if bound == 0 {
             return (v, true);
         }
-        let exact = reads < bound && es.iter().all(|e| self.co_written_exact(env, e));
+        let exact = reads < bound && es.iter().all(|e| self.exact_as(env, e, Within::Orders));
         if !exact {
             self.note_read(bound);
         }
         (v, exact)
-    }
-
-    /// Whether `e` depends on no `with` variable as written. A value the run read may
-    /// have been computed before it, from the variable, with no trace: a function's
-    /// argument, a procedure's, a name bound at once. Those count as depending on it.
-    fn co_written_exact(&self, env: &Env<'m>, e: &'m Expr) -> bool {
-        let m = self.m;
-        let table = m
-            .exact_co
-            .get_or_init(|| super::stable::stable_parts(m, &[]).exact);
-        let addr = |p: *const ()| table.contains(&(p as usize));
-        let mut ok = true;
-        super::parse::free_vars(e, &mut Vec::new(), &mut |x| {
-            ok = ok
-                && (!m.bound[x.0 as usize]
-                    || match env.lookup(x) {
-                        None => true,
-                        Some(Slot::Thunk(t)) => addr(t.expr as *const Expr as *const ()),
-                        Some(Slot::Val(Value::Clo(c))) => addr(c.def as *const FunDef as *const ()),
-                        Some(Slot::Val(Value::Prim(_) | Value::Tag(..))) => true,
-                        Some(_) => false,
-                    });
-        });
-        ok
-    }
-
-    /// Gives the run bounding coherence orders up.
-    pub fn co_give_up(&self, pos: Pos, what: &str) -> Box<CatError> {
-        self.co_lost.set(true);
-        self.err(
-            pos,
-            format!("{what} of a value that differs between coherence orders"),
-        )
     }
 
     /// The value of `e`, which decides something: given up unless exact in a run bounding
@@ -281,22 +271,66 @@ impl<'m, 'p> Ctx<'m, 'p> {
     pub fn co_decisive(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
         let (v, exact) = self.co_exact(env, &[e], || self.eval(env, e));
         if !exact {
-            return Err(self.co_give_up(e.pos(), what));
+            return Err(self.give_up(e.pos(), what));
         }
         v
     }
 
+    /// What varies across the values this run's bounds stand for.
+    fn within(&self) -> Within {
+        match self.bounds_below() {
+            true => Within::Combo,
+            false => Within::Subtree,
+        }
+    }
+
+    /// Condition `c` in a run bounding coherence orders: given up unless exact.
+    #[inline(never)]
+    fn co_cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
+        let (holds, exact) = match c {
+            Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => {
+                self.co_exact(env, &[x, y], || self.cond(env, pos, c))
+            }
+            Cond::Variant(_) => (self.cond(env, pos, c), true),
+        };
+        if !exact {
+            return Err(self.give_up(pos, "a condition"));
+        }
+        holds
+    }
+
+    /// The argument `a` of `f` in a run bounding coherence orders: as it is for a monotone
+    /// function (the bound's image bounds the images; a closure's body follows the rules
+    /// of the run), else given up unless exact.
+    fn co_argument(&self, env: &Env<'m>, f: &Value<'m>, a: &'m Expr) -> R<Value<'m>> {
+        let monotone = match f {
+            Value::Prim(b) => matches!(
+                b,
+                Builtin::Domain | Builtin::Range | Builtin::DifferentValues
+            ),
+            Value::Clo(c) => self.m.native(c.def).is_none(),
+            _ => false,
+        };
+        match monotone {
+            true => self.eval(env, a),
+            false => self.co_decisive(env, a, "a native function"),
+        }
+    }
+
     /// What is exact in this run's bounds, by address (see [`Ctx::is_exact`]).
     fn exact_table(&self) -> &rustc_hash::FxHashSet<usize> {
+        self.exact_table_for(self.within())
+    }
+
+    /// What is exact, by address, when `w` varies.
+    fn exact_table_for(&self, w: Within) -> &rustc_hash::FxHashSet<usize> {
         let m = self.m;
-        match self.bounds_below() {
-            true => m
-                .exact_combo
-                .get_or_init(|| super::stable::stable_parts(m, super::stable::COMBO_VARYING).exact),
-            false => m.exact.get_or_init(|| {
-                super::stable::stable_parts(m, super::stable::SUBTREE_VARYING).exact
-            }),
-        }
+        let cell = match w {
+            Within::Subtree => &m.exact,
+            Within::Combo => &m.exact_combo,
+            Within::Orders => &m.exact_co,
+        };
+        cell.get_or_init(|| super::stable::stable_parts(m, w.prims()).exact)
     }
 
     /// What a bound takes for an operator whose operand is not exact (see [`Upper`]):
@@ -313,14 +347,18 @@ impl<'m, 'p> Ctx<'m, 'p> {
         self.upper.as_ref().is_some_and(|u| u.lost.get())
     }
 
-    /// Gives the bound up: the error stops the run, and the flag survives a `try`.
+    /// Gives the bound up, of candidates or of coherence orders: the error stops the run,
+    /// and the flag survives a `try`.
     pub fn give_up(&self, pos: Pos, what: &str) -> Box<CatError> {
         if let Some(u) = &self.upper {
             u.lost.set(true);
         }
+        if self.co_bounding() {
+            self.co_lost.set(true);
+        }
         self.err(
             pos,
-            format!("{what} of a value that differs between candidates"),
+            format!("{what} of a value that the bound does not fix"),
         )
     }
 
@@ -328,35 +366,34 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// name it reads is bound to an exact right-hand side or function of the model (see
     /// [`super::stable`]), a tag, a built-in, or a primitive that does not vary.
     pub fn is_exact(&self, env: &Env<'m>, e: &'m Expr) -> bool {
+        self.exact_as(env, e, self.within())
+    }
+
+    /// [`Ctx::is_exact`] when `w` varies.
+    fn exact_as(&self, env: &Env<'m>, e: &'m Expr, w: Within) -> bool {
         let mut ok = true;
         super::parse::free_vars(e, &mut Vec::new(), &mut |x| {
-            ok = ok && self.name_exact(env, x);
+            ok = ok && self.name_exact(env, x, w);
         });
         ok
     }
 
-    fn name_exact(&self, env: &Env<'m>, x: Sym) -> bool {
-        let table = self.exact_table();
+    fn name_exact(&self, env: &Env<'m>, x: Sym, w: Within) -> bool {
+        let table = self.exact_table_for(w);
         let addr = |p: *const ()| table.contains(&(p as usize));
-        // Within one combination of runs, values are those of its runs.
-        let lower = self.bounds_below();
         if self.m.bound[x.0 as usize]
             && let Some(slot) = env.lookup(x)
         {
             return match slot {
                 Slot::Thunk(t) => addr(t.expr as *const Expr as *const ()),
                 Slot::Val(Value::Clo(c)) => addr(c.def as *const FunDef as *const ()),
-                Slot::Val(Value::Prim(b)) => lower || *b != Builtin::DifferentValues,
+                // Within one combination of runs, values are those of its runs.
+                Slot::Val(Value::Prim(b)) => w != Within::Subtree || *b != Builtin::DifferentValues,
                 Slot::Val(Value::Tag(..)) => true,
                 _ => false,
             };
         }
-        let varying = if lower {
-            super::stable::COMBO_VARYING
-        } else {
-            super::stable::SUBTREE_VARYING
-        };
-        !varying.contains(&self.m.names.name(x))
+        !w.prims().contains(&self.m.names.name(x))
     }
 
     /// `f` evaluated as usual: it computes an exact value.
@@ -836,19 +873,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         _ => return Err(self.give_up(*pos, "a native function")),
                     }
                 }
-                // Monotone: the bound's image bounds the images (a closure's body follows
-                // the rules of the run).
-                let monotone = match &f {
-                    Value::Prim(b) => matches!(
-                        b,
-                        Builtin::Domain | Builtin::Range | Builtin::DifferentValues
-                    ),
-                    Value::Clo(c) => self.m.native(c.def).is_none(),
-                    _ => false,
-                };
-                let a = match monotone || !self.co_bounding() {
-                    true => self.eval(env, a)?,
-                    false => self.co_decisive(env, a, "a native function")?,
+                let a = match self.co_bounding() {
+                    true => self.co_argument(env, &f, a)?,
+                    false => self.eval(env, a)?,
                 };
                 self.apply(*pos, &f, a)
             }
@@ -881,11 +908,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 )),
             },
             Expr::MatchSet(pos, a, em, cl) => {
-                self.need_exact(env, a, "a match")?;
-                if self.co_bounding() {
-                    self.co_decisive(env, a, "a match")?;
-                }
-                self.match_set(env, *pos, a, em, cl)
+                let kind = self.exact_eval(env, a, "a match")?;
+                self.match_set(env, *pos, a, kind, em, cl)
             }
             Expr::Try(_, a, b) => match self.eval(env, a) {
                 Ok(v) => Ok(v),
@@ -896,15 +920,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.need_exact(env, x, "a condition")?;
                     self.need_exact(env, y, "a condition")?;
                 }
-                let operands: Vec<&'m Expr> = match &**c {
-                    Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => vec![x, y],
-                    Cond::Variant(_) => Vec::new(),
+                let holds = match self.co_bounding() {
+                    true => self.co_cond(env, *pos, c)?,
+                    false => self.cond(env, *pos, c)?,
                 };
-                let (holds, exact) = self.co_exact(env, &operands, || self.cond(env, *pos, c));
-                if !exact {
-                    return Err(self.co_give_up(*pos, "a condition"));
-                }
-                if holds? {
+                if holds {
                     self.eval(env, a)
                 } else {
                     self.eval(env, b)
@@ -969,10 +989,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         };
         let v = v?;
         if !exact {
-            return match v {
-                Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(Value::Unv),
-                _ => Err(self.co_give_up(pos, "the complement")),
-            };
+            return self.coarse(v, Value::Unv, pos, "the complement");
         }
         if op == Op1::Comp && self.bounding() && !self.is_exact(env, a) {
             // The complement of a bound bounds nothing: the universe (or nothing) does.
@@ -1549,10 +1566,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         if self.bounding() || self.co_bounding() {
             let group: Vec<Sym> = vals.iter().flat_map(|b| b.pat.vars()).flatten().collect();
             if !vals.iter().all(|b| monotone_in(&b.expr, &group)) {
-                return Err(match self.co_bounding() {
-                    true => self.co_give_up(pos, "a recursive definition"),
-                    false => self.give_up(pos, "a recursive definition"),
-                });
+                return Err(self.give_up(pos, "a recursive definition"));
             }
         }
         let vars: Vec<Vec<Option<Sym>>> = vals.iter().map(|b| b.pat.vars()).collect();
@@ -1633,11 +1647,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
         env: &Env<'m>,
         pos: Pos,
         a: &'m Expr,
+        kind: Value<'m>,
         em: &'m Expr,
         cl: &'m SetClause,
     ) -> R<Value<'m>> {
-        // The set's elements, smallest first (herd picks the minimum).
-        let kind = self.eval(env, a)?;
+        // The set's elements (`kind`, the value of `a`), smallest first (herd picks the
+        // minimum).
         let elems: Vec<Value<'m>> = match &kind {
             Value::Empty => Vec::new(),
             Value::Set(s) => s.iter().map(Value::Event).collect(),

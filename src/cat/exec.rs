@@ -364,7 +364,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Next(k.push(f)));
             }
             Ins::WithFrom(_, _, e) if cx.co_bounding() => {
-                return Err(cx.co_give_up(e.pos(), "a choice"));
+                return Err(cx.give_up(e.pos(), "a choice"));
             }
             Ins::WithFrom(_, x, e) if cx.lowering() => return self.lower_with(st, *x, e, k),
             Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
@@ -662,14 +662,11 @@ impl<'m> Runner<'_, 'm, '_> {
     ) -> R<Option<Step<'m>>> {
         let cx = self.cx;
         let key = t as *const Test as usize;
-        if self.settling.is_some() {
+        if let Some(met) = self.settling.as_mut() {
             let (out, exact) = cx.co_exact(&st.env, &[&t.expr], || cx.test_eval_cached(&st.env, t));
             let ok = out?.0;
             // Passing the bound, a check passes in every branch (a flag is not raised).
             let outcome = (exact || ok != t.negated).then_some(ok);
-            let Some(met) = self.settling.as_mut() else {
-                unreachable!("settling")
-            };
             match met.iter_mut().find(|m| m.test == key) {
                 // Met twice (a procedure, a loop): left to each branch.
                 Some(m) => m.outcome = None,

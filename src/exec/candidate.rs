@@ -388,7 +388,7 @@ impl Layout {
                 instr.push(e.instr);
             }
         }
-        let base = base_primitives(p, &events, &instr, runs, &offsets);
+        let mut base = base_primitives(p, &events, &instr, runs, &offsets);
         let po = base.1.get("po").filter(|_| !plan.po_later_rf);
         let writes = (0..events.len())
             .filter(|&i| events[i].kind == Kind::Read)
@@ -422,10 +422,9 @@ impl Layout {
                 (l, last)
             })
             .collect();
-        let mut base = base;
         // Observing no location, every candidate has the same (empty) final writes: they
         // join the shared layer, so the model's values reading them are kept for the shape.
-        if plan.observed.is_empty() {
+        if finals.is_empty() {
             base.0.insert("FW".into(), Set::empty(events.len()));
         }
         Layout {
@@ -521,10 +520,14 @@ impl Layout {
                 n: self.events.len(),
                 events: &self.events,
                 symbols: &p.symbols,
-                sets: match self.finals.is_empty() {
-                    true => Named::layered(&self.base.0, Vec::new()),
-                    false => Named::layered(&self.base.0, vec![("FW".into(), fw)]),
-                },
+                // (`FW` is shared when no location is observed.)
+                sets: Named::layered(
+                    &self.base.0,
+                    match self.finals.is_empty() {
+                        true => Vec::new(),
+                        false => vec![("FW".into(), fw)],
+                    },
+                ),
                 rels: Named::layered(&self.base.1, vec![("rf".into(), rf)]),
             },
             runs: runs.to_vec(),
