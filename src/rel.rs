@@ -96,6 +96,39 @@ impl Set {
     pub fn words(&self) -> &[u64] {
         &self.w
     }
+
+    // In-place forms, for the plans that run a model's branches natively (see
+    // `cat::plan`): each writes into a buffer of the same universe, allocating nothing.
+
+    /// `self := o`
+    pub fn copy_from(&mut self, o: &Set) {
+        self.w.copy_from_slice(&o.w);
+    }
+    pub fn inter_with(&mut self, o: &Set) {
+        for (a, b) in self.w.iter_mut().zip(&o.w) {
+            *a &= b;
+        }
+    }
+    pub fn diff_with(&mut self, o: &Set) {
+        for (a, b) in self.w.iter_mut().zip(&o.w) {
+            *a &= !b;
+        }
+    }
+    /// `self := ~self`
+    pub fn complement_in_place(&mut self) {
+        let n = self.n;
+        for (k, a) in self.w.iter_mut().enumerate() {
+            let full = if (k + 1) * 64 <= n {
+                u64::MAX
+            } else {
+                (1u64 << (n % 64)) - 1
+            };
+            *a = !*a & full;
+        }
+    }
+    pub fn clear(&mut self) {
+        self.w.fill(0);
+    }
 }
 
 impl fmt::Debug for Set {
@@ -205,6 +238,122 @@ impl Rel {
     pub fn union_with(&mut self, o: &Rel) {
         for (a, b) in self.m.iter_mut().zip(&o.m) {
             *a |= b;
+        }
+    }
+    /// `self := o` (see [`Set::copy_from`]).
+    pub fn copy_from(&mut self, o: &Rel) {
+        self.m.copy_from_slice(&o.m);
+    }
+    pub fn clear(&mut self) {
+        self.m.fill(0);
+    }
+    pub fn inter_with(&mut self, o: &Rel) {
+        for (a, b) in self.m.iter_mut().zip(&o.m) {
+            *a &= b;
+        }
+    }
+    pub fn diff_with(&mut self, o: &Rel) {
+        for (a, b) in self.m.iter_mut().zip(&o.m) {
+            *a &= !b;
+        }
+    }
+    /// `self := ~self`
+    pub fn complement_in_place(&mut self) {
+        let full = Set::full(self.n);
+        for row in self.m.chunks_exact_mut(self.ww.max(1)).take(self.n) {
+            for (d, f) in row.iter_mut().zip(&full.w) {
+                *d = !*d & f;
+            }
+        }
+    }
+    /// `self := [s]`
+    pub fn set_identity(&mut self, s: &Set) {
+        self.clear();
+        for i in s.iter() {
+            self.insert(i, i);
+        }
+    }
+    /// `self := a * b`
+    pub fn set_cartesian(&mut self, a: &Set, b: &Set) {
+        self.clear();
+        for i in a.iter() {
+            self.row_mut(i).copy_from_slice(&b.w);
+        }
+    }
+    /// `self := self | id`
+    pub fn add_identity(&mut self) {
+        for i in 0..self.n {
+            self.insert(i, i);
+        }
+    }
+    /// `self := [s] ; self`
+    pub fn restrict_domain_in_place(&mut self, s: &Set) {
+        for i in 0..self.n {
+            if !s.contains(i) {
+                self.row_mut(i).fill(0);
+            }
+        }
+    }
+    /// `out := self ; o`
+    pub fn compose_into(&self, o: &Rel, out: &mut Rel) {
+        match self.ww {
+            0 => {}
+            1 => self.compose_rows::<1>(o, out),
+            2 => self.compose_rows::<2>(o, out),
+            _ => *out = self.compose(o),
+        }
+    }
+    /// `out := self^-1`
+    pub fn inverse_into(&self, out: &mut Rel) {
+        out.clear();
+        if self.ww == 1 {
+            for (a, &row) in self.m.iter().enumerate() {
+                let mut x = row;
+                while x != 0 {
+                    out.m[x.trailing_zeros() as usize] |= 1 << a;
+                    x &= x - 1;
+                }
+            }
+            return;
+        }
+        for (a, b) in self.pairs() {
+            out.insert(b, a);
+        }
+    }
+    /// `self := self+` (see [`Rel::transitive_closure`]).
+    pub fn close_in_place(&mut self) {
+        if self.ww != 1 {
+            *self = self.closure_by_components();
+            return;
+        }
+        for k in 0..self.n {
+            let (rowk, kb) = (self.m[k], 1u64 << k);
+            if rowk == 0 {
+                continue;
+            }
+            for d in self.m.iter_mut() {
+                if *d & kb != 0 {
+                    *d |= rowk;
+                }
+            }
+        }
+    }
+    /// `out := domain(self)`
+    pub fn domain_into(&self, out: &mut Set) {
+        out.clear();
+        for i in 0..self.n {
+            if self.row(i).iter().any(|&x| x != 0) {
+                out.insert(i);
+            }
+        }
+    }
+    /// `out := range(self)`
+    pub fn range_into(&self, out: &mut Set) {
+        out.clear();
+        for i in 0..self.n {
+            for (d, x) in out.w.iter_mut().zip(self.row(i)) {
+                *d |= x;
+            }
         }
     }
     pub fn is_subset(&self, o: &Rel) -> bool {
@@ -343,17 +492,7 @@ impl Rel {
     pub fn transitive_closure(&self) -> Rel {
         if self.ww == 1 {
             let mut r = self.clone();
-            for k in 0..self.n {
-                let (rowk, kb) = (r.m[k], 1u64 << k);
-                if rowk == 0 {
-                    continue;
-                }
-                for d in r.m.iter_mut() {
-                    if *d & kb != 0 {
-                        *d |= rowk;
-                    }
-                }
-            }
+            r.close_in_place();
             return r;
         }
         self.closure_by_components()

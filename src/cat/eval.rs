@@ -57,6 +57,8 @@ pub struct Ctx<'m, 'p> {
     co_bound: Cell<u32>,
     /// The run bounding coherence orders was given up.
     co_lost: Cell<bool>,
+    /// The plan being built for the branches of a `with` (see [`super::plan`]).
+    pub(super) planning: super::plan::Building<'m>,
 }
 
 /// A run that bounds a whole subtree of candidates at once (see [`super::Model::bound`]):
@@ -131,6 +133,8 @@ enum SeqAcc {
     Id(Rc<Set>),
     Shared(Rc<Rel>),
     Rel(Rel),
+    /// Symbolic (see [`super::plan`]): the factors as nodes, identities of sets marked.
+    Sym(Vec<(u32, bool)>),
 }
 
 impl<'m, 'p> Ctx<'m, 'p> {
@@ -155,6 +159,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             upper: None,
             co_bound: Cell::new(0),
             co_lost: Cell::new(false),
+            planning: Default::default(),
         }
     }
 
@@ -299,6 +304,21 @@ impl<'m, 'p> Ctx<'m, 'p> {
         holds
     }
 
+    /// Condition `c` while a plan is built: given up unless the same in every branch.
+    #[inline(never)]
+    fn plan_cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
+        let (holds, exact) = match c {
+            Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => {
+                self.plan_exact(env, &[x, y], || self.cond(env, pos, c))
+            }
+            Cond::Variant(_) => (self.cond(env, pos, c), true),
+        };
+        if !exact {
+            return Err(self.sym_lost(pos, "a condition"));
+        }
+        holds
+    }
+
     /// The argument `a` of `f` in a run bounding coherence orders: as it is for a monotone
     /// function (the bound's image bounds the images; a closure's body follows the rules
     /// of the run), else given up unless exact.
@@ -337,7 +357,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// `fallback` in place of a set or relation `v`; anything else is given up.
     fn coarse(&self, v: Value<'m>, fallback: Value<'m>, pos: Pos, what: &str) -> R<Value<'m>> {
         match v {
-            Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv => Ok(fallback),
+            Value::Set(_) | Value::Rel(_) | Value::Empty | Value::Unv | Value::Sym(_) => {
+                Ok(fallback)
+            }
             _ => Err(self.give_up(pos, what)),
         }
     }
@@ -351,6 +373,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// and the flag survives a `try`.
     pub fn give_up(&self, pos: Pos, what: &str) -> Box<CatError> {
         if let Some(u) = &self.upper {
+            // Nothing is known of the candidates from here on, whatever their `rf`.
+            if self.planning.active() && !u.lost.replace(true) {
+                self.planning.step(super::plan::Step::GiveUp);
+            }
             u.lost.set(true);
         }
         if self.co_bounding() {
@@ -437,7 +463,36 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// The value of `e`, which decides a match: given up unless exact in a bound.
     fn exact_eval(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
         self.need_exact(env, e, what)?;
-        self.co_decisive(env, e, what)
+        let v = self.co_decisive(env, e, what)?;
+        self.no_sym(&v, e.pos(), what)?;
+        Ok(v)
+    }
+
+    /// While a plan is built (see [`super::plan`]): `f`'s result, and whether it is the same
+    /// in every branch: it read neither the variable nor a later one as it ran, and `e`,
+    /// which `f` evaluates, depends on no `with` variable as written (as
+    /// [`Ctx::co_exact`]); always, outside a plan.
+    pub fn plan_exact<T>(
+        &self,
+        env: &Env<'m>,
+        es: &[&'m Expr],
+        f: impl FnOnce() -> T,
+    ) -> (T, bool) {
+        let slot = self.planning.slot();
+        if self.planning.global().is_some() {
+            // What reads a primitive that varies, or any value of the candidate's own,
+            // may differ.
+            let outer = self.touched.replace(false);
+            let v = f();
+            let touched = self.touched.get();
+            self.touched.set(outer || touched);
+            let exact = !touched && es.iter().all(|e| self.exact_as(env, e, Within::Combo));
+            return (v, exact);
+        }
+        let (v, reads) = self.reads_of(f);
+        let exact =
+            slot == 0 || (reads < slot && es.iter().all(|e| self.exact_as(env, e, Within::Orders)));
+        (v, exact)
     }
 
     /// Gives the bound up unless `e` is exact (it decides a choice, a match, a condition).
@@ -683,6 +738,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
     /// herd's predefined event sets that this candidate happens not to have.
     pub fn global(&self, x: Sym, pos: Pos) -> R<Value<'m>> {
+        if self.planning.global() == Some(x) {
+            self.touched.set(true);
+            return Ok(super::plan::input());
+        }
         // Primitives other than rf and FW are the same in every candidate sharing a cache;
         // FW too when the candidates share it (they observe no location).
         let varying = self.m.varying[x.0 as usize] && {
@@ -769,6 +828,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Value::Empty => Ok(Rc::new(Rel::empty(self.n))),
             Value::Unv => Ok(self.unv()),
             Value::Pair(a, b) => Ok(Rc::new(pair_rel(self.n, *a, *b))),
+            Value::Sym(_) => Err(self.sym_lost(pos, "a relation")),
             v => Err(self.err(pos, format!("type rel expected, {} found", v.type_name()))),
         }
     }
@@ -779,6 +839,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Value::Empty => Ok(Rc::new(Set::empty(self.n))),
             Value::Unv => Ok(self.full()),
             Value::Event(e) => Ok(Rc::new(Set::from_iter(self.n, [*e]))),
+            Value::Sym(_) => Err(self.sym_lost(pos, "a set")),
             v => Err(self.err(
                 pos,
                 format!("type events expected, {} found", v.type_name()),
@@ -825,6 +886,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 for a in es {
                     match self.eval(env, a)? {
                         Value::Unv => return Err(self.err(a.pos(), "universe in explicit set")),
+                        v if has_sym(&v) => return Err(self.sym_lost(a.pos(), "an element")),
                         v => vs.push(v),
                     }
                 }
@@ -841,16 +903,22 @@ impl<'m, 'p> Ctx<'m, 'p> {
             Expr::Op(_, Op2::Seq, es) => self.seq(env, es),
             Expr::Op(pos, Op2::Inter, es) => self.inter(env, *pos, &es[0], &es[1]),
             Expr::Op(pos, Op2::Diff, es) => self.diff(env, *pos, &es[0], &es[1]),
-            Expr::Op(_, Op2::Cartesian, es) => {
+            Expr::Op(pos, Op2::Cartesian, es) => {
                 let a = self.eval(env, &es[0])?;
-                let a = self.as_set(&a, es[0].pos())?;
                 let b = self.eval(env, &es[1])?;
+                if has_sym(&a) || has_sym(&b) {
+                    return self.sym_cartesian(&a, &b, *pos);
+                }
+                let a = self.as_set(&a, es[0].pos())?;
                 let b = self.as_set(&b, es[1].pos())?;
                 Ok(Value::rel(Rel::cartesian(&a, &b)))
             }
             Expr::Op(pos, Op2::Add, es) => {
                 let a = self.eval(env, &es[0])?;
                 let b = self.eval(env, &es[1])?;
+                if has_sym(&a) || has_sym(&b) {
+                    return Err(self.sym_lost(*pos, "an element"));
+                }
                 self.add(*pos, a, b)
             }
             Expr::App(pos, f, a) => {
@@ -877,6 +945,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     true => self.co_argument(env, &f, a)?,
                     false => self.eval(env, a)?,
                 };
+                let values = matches!(f, Value::Prim(Builtin::DifferentValues));
+                if self.planning.active() && (values || has_sym(&f) || has_sym(&a)) {
+                    return self.sym_apply(*pos, &f, a);
+                }
                 self.apply(*pos, &f, a)
             }
             Expr::Bind(_, bds, body) => {
@@ -911,6 +983,17 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let kind = self.exact_eval(env, a, "a match")?;
                 self.match_set(env, *pos, a, kind, em, cl)
             }
+            Expr::Try(pos, a, b) if self.planning.active() => {
+                // An error that may depend on the variable is not caught: the plan is
+                // given up, and each branch finds out.
+                let (v, exact) = self.plan_exact(env, &[a], || self.eval(env, a));
+                match v {
+                    Ok(v) => Ok(v),
+                    Err(e) if self.planning.lost() => Err(e),
+                    Err(_) if !exact => Err(self.sym_lost(*pos, "an error")),
+                    Err(_) => self.eval(env, b),
+                }
+            }
             Expr::Try(_, a, b) => match self.eval(env, a) {
                 Ok(v) => Ok(v),
                 Err(_) => self.eval(env, b),
@@ -922,6 +1005,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
                 let holds = match self.co_bounding() {
                     true => self.co_cond(env, *pos, c)?,
+                    false if self.planning.active() => self.plan_cond(env, *pos, c)?,
                     false => self.cond(env, *pos, c)?,
                 };
                 if holds {
@@ -973,6 +1057,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn eval_op1(&self, env: &Env<'m>, pos: Pos, op: Op1, a: &'m Expr) -> R<Value<'m>> {
         if op == Op1::ToId {
             return match self.eval(env, a)? {
+                Value::Sym(x) => self.sym_op1(op, x, pos),
                 Value::Empty => Ok(Value::Empty),
                 Value::Unv => Ok(Value::Rel(self.ident())),
                 Value::Set(s) => Ok(Value::rel(Rel::identity(&s))),
@@ -1007,6 +1092,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             )
         };
         match (op, v) {
+            (op, Value::Sym(x)) => self.sym_op1(op, x, pos),
             (Op1::Plus, Value::Empty) => Ok(Value::Empty),
             (Op1::Star | Op1::Opt, Value::Empty) => Ok(Value::Rel(self.ident())),
             (Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv, Value::Unv) => Ok(Value::Unv),
@@ -1080,6 +1166,41 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     fn union(&self, env: &Env<'m>, pos: Pos, es: &'m [Expr]) -> R<Value<'m>> {
+        if self.planning.active() {
+            return self.sym_union(env, pos, es);
+        }
+        self.union_of(es.iter().map(|a| (a, self.eval(env, a))))
+    }
+
+    /// A union whose operands are symbolic (see [`super::plan`]): a node, unless one is
+    /// the universe.
+    fn sym_union(&self, env: &Env<'m>, pos: Pos, es: &'m [Expr]) -> R<Value<'m>> {
+        let vs = es
+            .iter()
+            .map(|a| self.eval(env, a).map(Self::tag2set))
+            .collect::<R<Vec<_>>>()?;
+        if !vs.iter().any(has_sym) {
+            return self.union_of(es.iter().zip(vs).map(|(a, v)| (a, Ok(v))));
+        }
+        if vs.iter().any(|v| matches!(v, Value::Unv)) {
+            return Ok(Value::Unv);
+        }
+        let parts: Vec<&Value<'m>> = vs.iter().filter(|v| !matches!(v, Value::Empty)).collect();
+        let (mut nodes, set) = self.sym_operands(&parts, pos, "a union")?;
+        Ok(match nodes.len() {
+            1 => Value::Sym(SymVal {
+                node: nodes[0],
+                set,
+            }),
+            _ => {
+                nodes.dedup();
+                self.sym(super::plan::Op::Union(nodes), set)
+            }
+        })
+    }
+
+    /// The union of the operands `vs`, each with its expression, evaluated in turn.
+    fn union_of(&self, vs: impl Iterator<Item = (&'m Expr, R<Value<'m>>)>) -> R<Value<'m>> {
         // The first operand as it is; from the second on, one matrix of our own that each
         // further operand is added into.
         enum Acc<'m> {
@@ -1096,8 +1217,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
         };
         let mut acc = Acc::None;
         let mut unv = false;
-        for a in es {
-            let v = Self::tag2set(self.eval(env, a)?);
+        for (a, v) in vs {
+            let v = Self::tag2set(v?);
             match v {
                 Value::Empty => continue,
                 Value::Unv => {
@@ -1145,7 +1266,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 }
             };
         }
-        let _ = pos;
         if unv {
             return Ok(Value::Unv);
         }
@@ -1165,17 +1285,28 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 match self.eval(env, s)? {
                     Value::Empty => return Ok(Value::Empty),
                     Value::Unv => continue,
+                    Value::Sym(x) if x.set => SeqAcc::Sym(vec![(x.node, true)]),
                     v => SeqAcc::Id(self.as_set(&v, s.pos())?),
                 }
             } else {
                 match self.eval(env, a)? {
                     Value::Empty => return Ok(Value::Empty),
                     Value::Unv => continue,
+                    Value::Sym(x) if !x.set => SeqAcc::Sym(vec![(x.node, false)]),
                     v => SeqAcc::Shared(self.as_rel(&v, a.pos())?),
                 }
             };
             acc = match (acc, item) {
                 (SeqAcc::Neutral, x) => x,
+                (acc, SeqAcc::Sym(w)) => {
+                    let mut v = self.seq_nodes(acc);
+                    v.extend(w);
+                    SeqAcc::Sym(v)
+                }
+                (SeqAcc::Sym(mut v), x) => {
+                    v.extend(self.seq_nodes(x));
+                    SeqAcc::Sym(v)
+                }
                 (SeqAcc::Id(s), SeqAcc::Id(t)) => SeqAcc::Id(Rc::new(s.inter(&t))),
                 (SeqAcc::Id(s), SeqAcc::Shared(r)) => SeqAcc::Rel(r.restrict_domain(&s)),
                 (SeqAcc::Shared(r), SeqAcc::Id(s)) => SeqAcc::Rel(r.restrict_range(&s)),
@@ -1191,7 +1322,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 SeqAcc::Id(s) => s.is_empty(),
                 SeqAcc::Shared(r) => r.is_empty(),
                 SeqAcc::Rel(r) => r.is_empty(),
-                SeqAcc::Neutral => false,
+                SeqAcc::Neutral | SeqAcc::Sym(_) => false,
             };
             if empty {
                 return Ok(Value::Empty);
@@ -1202,7 +1333,27 @@ impl<'m, 'p> Ctx<'m, 'p> {
             SeqAcc::Id(s) => Value::rel(Rel::identity(&s)),
             SeqAcc::Shared(r) => Value::Rel(r),
             SeqAcc::Rel(r) => Value::rel(r),
+            SeqAcc::Sym(v) => match v[..] {
+                [(x, true)] => self.sym(super::plan::Op::ToId(x), false),
+                [(x, false)] => Value::Sym(SymVal {
+                    node: x,
+                    set: false,
+                }),
+                _ => self.sym(super::plan::Op::Seq(v), false),
+            },
         })
+    }
+
+    /// The factors of a sequence folded so far, as nodes of the plan being built.
+    fn seq_nodes(&self, acc: SeqAcc) -> Vec<(u32, bool)> {
+        let node = |v: Value<'m>, set| self.sym_node(&v, set).expect("typed");
+        match acc {
+            SeqAcc::Neutral => Vec::new(),
+            SeqAcc::Id(s) => vec![(node(Value::Set(s), true), true)],
+            SeqAcc::Shared(r) => vec![(node(Value::Rel(r), false), false)],
+            SeqAcc::Rel(r) => vec![(node(Value::rel(r), false), false)],
+            SeqAcc::Sym(v) => v,
+        }
     }
 
     /// Whether a factor of the sequence `es` after the first is a name whose value is the
@@ -1264,6 +1415,21 @@ impl<'m, 'p> Ctx<'m, 'p> {
         };
         if let Some((r, ab)) = cart {
             let rv = self.eval(env, r)?;
+            if let Value::Sym(x) = rv
+                && !x.set
+            {
+                let node = |e: &'m Expr| -> R<u32> {
+                    let v = self.eval(env, e)?;
+                    self.sym_node(&v, true)
+                        .ok_or_else(|| self.sym_lost(e.pos(), "a product"))
+                };
+                let fs = vec![
+                    (node(&ab[0])?, true),
+                    (x.node, false),
+                    (node(&ab[1])?, true),
+                ];
+                return Ok(self.sym(super::plan::Op::Seq(fs), false));
+            }
             if let Value::Rel(rr) = &rv {
                 let s1 = self.eval(env, &ab[0])?;
                 let s1 = self.as_set(&s1, ab[0].pos())?;
@@ -1291,6 +1457,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             ))),
             (Value::Unv, v) | (v, Value::Unv) => Ok(v),
             (Value::Empty, _) | (_, Value::Empty) => Ok(Value::Empty),
+            (x, y) if has_sym(&x) || has_sym(&y) => self.sym_inter_diff(true, &x, &y, pos),
             (x, y) => Err(self.err(
                 pos,
                 format!("intersection of {} and {}", x.type_name(), y.type_name()),
@@ -1341,10 +1508,17 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 _ => Err(self.err(pos, "cannot build universe for element type")),
             },
             (Value::Unv, Value::Empty) => Ok(Value::Unv),
+            (Value::Unv, Value::Sym(y)) => self.sym_op1(Op1::Comp, y, pos),
             (_, Value::Unv) | (Value::Empty, _) => Ok(Value::Empty),
-            (v, Value::Empty) if matches!(v, Value::Rel(_) | Value::Set(_) | Value::ValSet(_)) => {
+            (v, Value::Empty)
+                if matches!(
+                    v,
+                    Value::Rel(_) | Value::Set(_) | Value::ValSet(_) | Value::Sym(_)
+                ) =>
+            {
                 Ok(v)
             }
+            (x, y) if has_sym(&x) || has_sym(&y) => self.sym_inter_diff(false, &x, &y, pos),
             (x, y) => Err(self.err(
                 pos,
                 format!("difference of {} and {}", x.type_name(), y.type_name()),
@@ -1617,6 +1791,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// Whether `new ⊆ old` (the iteration has reached its fixpoint).
     fn stabilised(&self, pos: Pos, old: &Value<'m>, new: &Value<'m>) -> R<bool> {
         Ok(match (old, new) {
+            (Value::Sym(_), _) | (_, Value::Sym(_)) => return Err(self.sym_lost(pos, "a fixpoint")),
             (_, Value::Empty) | (Value::Unv, _) => true,
             (Value::Empty, Value::Rel(r)) => r.is_empty(),
             (Value::Empty, Value::Set(s)) => s.is_empty(),
@@ -1823,7 +1998,12 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// The check's verdict, and a cycle when an acyclicity check fails.
     pub fn test_eval(&self, env: &Env<'m>, t: &'m Test) -> R<super::TestOutcome> {
         let v = self.eval(env, &t.expr)?;
-        let (holds, cycle) = match (t.kind, &v) {
+        self.test_of(t, &v)
+    }
+
+    /// The verdict of check `t` on its relation's value `v`.
+    pub fn test_of(&self, t: &'m Test, v: &Value<'m>) -> R<super::TestOutcome> {
+        let (holds, cycle) = match (t.kind, v) {
             (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),
             (TestKind::Empty, Value::Event(_)) => (false, None),
             (TestKind::Empty, Value::ValSet(s)) => (s.is_empty(), None),

@@ -6,6 +6,7 @@
 use super::ast::*;
 use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
+use super::plan;
 use super::prune::bound::Bounds;
 use super::prune::{ALL, Coherence, Found, Pruner, Roots, Scan};
 use super::value::*;
@@ -124,6 +125,11 @@ impl<'m> Runner<'_, 'm, '_> {
         loop {
             let Some(node) = k.0.clone() else {
                 if self.settling.is_some() {
+                    return Ok(true);
+                }
+                if self.cx.planning.active() {
+                    let rels = self.rels_at(&st);
+                    self.cx.planning.step(plan::Step::End(rels));
                     return Ok(true);
                 }
                 let v = self.verdict(&st, None);
@@ -269,13 +275,25 @@ impl<'m> Runner<'_, 'm, '_> {
                     if *ty != TestType::Check || !settled {
                         return Ok(Step::Next(k));
                     }
-                    let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
+                    let (ok, cycle) = match cx.planning.active() {
+                        true => match self.plan_test(st, t, *ty)? {
+                            Some(outcome) => outcome,
+                            None => return Ok(Step::Next(k)),
+                        },
+                        false => cx.test_eval_cached(&st.env, t)?,
+                    };
                     if !ok {
                         return self.fail(st, t, cycle);
                     }
                     return Ok(Step::Next(k));
                 }
-                let (ok, cycle) = cx.test_eval_cached(&st.env, t)?;
+                let (ok, cycle) = match cx.planning.active() {
+                    true => match self.plan_test(st, t, *ty)? {
+                        Some(outcome) => outcome,
+                        None => return Ok(Step::Next(k)),
+                    },
+                    false => cx.test_eval_cached(&st.env, t)?,
+                };
                 // A bound settles a test where the bounded relation passes it (`acyclic`,
                 // `empty`, `irreflexive` then hold in every candidate); else only an exact
                 // relation does, or, for an acyclicity check within locations, the check
@@ -295,12 +313,12 @@ impl<'m> Runner<'_, 'm, '_> {
                 match (ok, ty) {
                     (true, TestType::Flag) => {
                         if let Some(n) = &t.name {
-                            st.flags.push(n.clone());
+                            self.raise(st, n.clone());
                         }
                     }
                     (true, _) | (false, TestType::Flag) => {}
                     (false, TestType::Check) => return self.fail(st, t, cycle),
-                    (false, TestType::UndefinedUnless) => st.flags.push("*undef*".into()),
+                    (false, TestType::UndefinedUnless) => self.raise(st, "*undef*".into()),
                     (false, TestType::Assert) => {
                         let n = t.name.as_deref().unwrap_or("(unknown)");
                         return Err(
@@ -366,6 +384,9 @@ impl<'m> Runner<'_, 'm, '_> {
             Ins::WithFrom(_, _, e) if cx.co_bounding() => {
                 return Err(cx.give_up(e.pos(), "a choice"));
             }
+            Ins::WithFrom(_, _, e) if cx.planning.slot() != 0 => {
+                return Err(cx.sym_lost(e.pos(), "a choice"));
+            }
             Ins::WithFrom(_, x, e) if cx.lowering() => return self.lower_with(st, *x, e, k),
             Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
             Ins::WithFrom(_, x, e) => {
@@ -385,6 +406,7 @@ impl<'m> Runner<'_, 'm, '_> {
                         let b = self.binder(st, i, *x)?;
                         return self.branches(st, &b, k, &fs, failed);
                     }
+                    Choices::SymOrders(..) => return Err(cx.sym_lost(e.pos(), "a choice")),
                 };
                 return self.each_value(st, i, *x, e, v, k);
             }
@@ -586,6 +608,13 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Done(false));
             }
         }
+        if let Some(p) = self.plan(st, b, &k, fs) {
+            let mut replay = p.replay(self.cx.n);
+            let go = for_each_union(self.cx.n, fs, |r| {
+                (self.report)(p.verdict(&mut replay, &r, &st.flags, self.cx.p.events))
+            });
+            return Ok(Step::Done(go));
+        }
         let settled = self.settle(st, b, &k, fs);
         let outer = std::mem::replace(&mut self.settled, settled);
         let mut res = Ok(true);
@@ -596,6 +625,58 @@ impl<'m> Runner<'_, 'm, '_> {
         });
         self.settled = outer;
         res.map(Step::Done)
+    }
+
+    /// The plan of the branches of a `with` (see [`super::plan`]): the rest of the model
+    /// run once with the variable symbolic. Tried where it worked before.
+    fn plan(
+        &mut self,
+        st: &State<'m>,
+        b: &Binder<'m>,
+        k: &Kont<'m>,
+        fs: &[Vec<Rc<Rel>>],
+    ) -> Option<plan::Plan<'m>> {
+        let cx = self.cx;
+        let (Binder::Shared(_, slot), Some(cache)) = (b, cx.cache()) else {
+            return None;
+        };
+        if !cache.plan.get()
+            || cx.bounding()
+            || cx.co_bounding()
+            || self.settling.is_some()
+            || cx.planning.active()
+            || branch_count(fs) < PLAN_MIN
+        {
+            return None;
+        }
+        let site = k.site()?;
+        let (tries, built) = cache
+            .plan_sites
+            .borrow()
+            .get(&site)
+            .copied()
+            .unwrap_or((0, 0));
+        if tries >= PLAN_TRIAL && built * 2 < tries {
+            return None;
+        }
+        let st2 = self.branch(st, b, cx.planning.start(*slot));
+        let outer = self.settled.take();
+        let res = self.run(st2, k.clone());
+        self.settled = outer;
+        let built = cx.planning.finish();
+        // The symbolic values go: each branch runs the plan instead.
+        cx.memo_forget_from(*slot);
+        let plan = match (res, built) {
+            (Ok(_), Some((nodes, steps))) => Some(plan::Plan::new(nodes, steps)),
+            _ => None,
+        };
+        let mut stats = cache.plan_sites.borrow_mut();
+        let e = stats.entry(site).or_default();
+        *e = (e.0.saturating_add(1), e.1 + plan.is_some() as u32);
+        cache
+            .planned
+            .set(cache.planned.get() + plan.is_some() as u64);
+        plan
     }
 
     /// Judges every branch of a `with` at once, as far as a bound can: the rest of the
@@ -762,6 +843,7 @@ impl<'m> Runner<'_, 'm, '_> {
                     return Err(too_many());
                 }
                 Choices::Val(v) => return self.each_value(st, i, x, e, v, k),
+                Choices::SymOrders(..) => return Err(cx.give_up(e.pos(), "a choice")),
             }
         };
         let b = self.binder(st, i, x)?;
@@ -799,14 +881,22 @@ impl<'m> Runner<'_, 'm, '_> {
                         _ => acc = None,
                     }
                 }
-                acc
+                acc.map(Value::rel)
             }
-            Choices::Product(fs) => within(&fs),
+            // The same, for every candidate a plan stands for (see `super::plan`).
+            Choices::SymOrders(classes, base) => {
+                let v = cx.sym(plan::Op::CoLower(base, Rc::new(classes)), false);
+                if let Value::Sym(node) = v {
+                    cx.planning.step(plan::Step::NoChoice(node.node));
+                }
+                Some(v)
+            }
+            Choices::Product(fs) => within(&fs).map(Value::rel),
             Choices::Val(Value::ValSet(s)) => {
                 let rels: Option<Vec<Rc<Rel>>> =
                     s.iter().map(|v| cx.as_rel(v, e.pos()).ok()).collect();
                 match rels {
-                    Some(rs) => within(&[rs]),
+                    Some(rs) => within(&[rs]).map(Value::rel),
                     None => return Err(cx.give_up(e.pos(), "a choice")),
                 }
             }
@@ -815,17 +905,10 @@ impl<'m> Runner<'_, 'm, '_> {
         };
         let Some(lower) = lower else {
             // Every candidate has no branch here.
-            let f = Failure {
-                kind: CheckKind::Empty,
-                negated: true,
-                name: "no choice".into(),
-                cycle: None,
-            };
-            let v = self.verdict(st, Some(f));
-            return Ok(Step::Done((self.report)(v)));
+            return self.failed(st, no_choice());
         };
         let st2 = State {
-            env: st.env.bind(x, Value::rel(lower)),
+            env: st.env.bind(x, lower),
             flags: st.flags.clone(),
             shared: false,
         };
@@ -849,7 +932,7 @@ impl<'m> Runner<'_, 'm, '_> {
         };
         cx.need_exact(env, set, "a choice")?;
         match cx.choices(env, e)? {
-            c @ Choices::Orders(..) => Ok((c, base)),
+            c @ (Choices::Orders(..) | Choices::SymOrders(..)) => Ok((c, base)),
             _ => Err(lost()),
         }
     }
@@ -967,21 +1050,86 @@ impl<'m> Runner<'_, 'm, '_> {
         if self.settling.is_some() {
             return Ok(Step::Done(true));
         }
-        let kind = match t.kind {
-            TestKind::Acyclic => CheckKind::Acyclic,
-            TestKind::Irreflexive => CheckKind::Irreflexive,
-            TestKind::Empty => CheckKind::Empty,
-        };
-        let f = Failure {
-            kind,
-            negated: t.negated,
-            name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-            cycle: if t.negated { None } else { cycle },
-        };
+        self.failed(st, plan::failure(t, cycle))
+    }
+
+    /// Reports failure `f` for this branch (or records it, for every branch of the plan
+    /// being built).
+    fn failed(&mut self, st: &State<'m>, f: Failure) -> R<Step<'m>> {
+        if self.cx.planning.active() {
+            let rels = self.rels_at(st);
+            self.cx.planning.step(plan::Step::Fail(f, rels));
+            return Ok(Step::Done(true));
+        }
         let v = self.verdict(st, Some(f));
         Ok(Step::Done((self.report)(v)))
     }
+
+    /// Raises flag `name`: for this branch, or for every branch of the plan being built.
+    fn raise(&mut self, st: &mut State<'m>, name: String) {
+        match self.cx.planning.active() {
+            true => self.cx.planning.step(plan::Step::Flag(name)),
+            false => st.flags.push(name),
+        }
+    }
+
+    /// The final `co` and `rf` as nodes of the plan being built, when verdicts carry them.
+    fn rels_at(&self, st: &State<'m>) -> plan::Rels {
+        let cx = self.cx;
+        let node = |name: &str| {
+            let x = cx.m.names.get(name)?;
+            let v = cx.lookup(&st.env, x, Pos::default()).ok()?;
+            cx.sym_node(&v, false)
+        };
+        self.relations.then(|| (node("co"), node("rf")))
+    }
+
+    /// A check met while a plan is built: recorded as a step of the plan when its
+    /// relation is symbolic (`None`), else its outcome, the same in every branch.
+    fn plan_test(
+        &mut self,
+        st: &State<'m>,
+        t: &'m Test,
+        ty: TestType,
+    ) -> R<Option<super::TestOutcome>> {
+        let cx = self.cx;
+        if cx.m.stable_tests.contains(&(t as *const Test as usize)) {
+            return cx.test_eval_cached(&st.env, t).map(Some);
+        }
+        let v = cx.eval(&st.env, &t.expr)?;
+        let Value::Sym(x) = v else {
+            return cx.test_of(t, &v).map(Some);
+        };
+        if ty == TestType::Assert || (x.set && t.kind != TestKind::Empty) {
+            return Err(cx.sym_lost(t.pos, "a check"));
+        }
+        let rels = self.rels_at(st);
+        cx.planning.step(plan::Step::Test {
+            test: t,
+            ty,
+            node: x.node,
+            rels,
+        });
+        Ok(None)
+    }
 }
+
+/// Why no candidate bounded from below has a branch at a `with`: it has no choice.
+pub fn no_choice() -> Failure {
+    Failure {
+        kind: CheckKind::Empty,
+        negated: true,
+        name: "no choice".into(),
+        cycle: None,
+    }
+}
+
+/// How many branches a `with` must have for [`Runner::plan`] to run them from a plan.
+const PLAN_MIN: usize = 2;
+
+/// Tries of [`Runner::plan`] at one `with` site before it is only tried where at least
+/// every other try made a plan.
+const PLAN_TRIAL: u32 = 16;
 
 /// How many branches a `with` must have for [`Runner::settle`] to try them at once.
 const SETTLE_MIN: usize = 3;

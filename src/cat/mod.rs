@@ -13,6 +13,7 @@ mod lex;
 pub mod library;
 mod native;
 mod parse;
+mod plan;
 mod prune;
 mod stable;
 #[cfg(test)]
@@ -270,6 +271,18 @@ pub struct RunCache<'m> {
     /// tries, and tries that settled a check or flag reading the variable (static: never
     /// cleared).
     pub settles: std::cell::RefCell<FxMap<usize, (u32, u32)>>,
+    /// Whether branches and partial choices of `rf` may be judged from plans (see
+    /// [`plan`]; the answers are the same).
+    pub plan: std::cell::Cell<bool>,
+    /// Plans made so far (for tests and measurements).
+    pub planned: std::cell::Cell<u64>,
+    /// How building a plan for the branches of each `with` site went (see `Runner::plan`):
+    /// tries, and plans made (static: never cleared).
+    pub plan_sites: std::cell::RefCell<FxMap<usize, (u32, u32)>>,
+    /// The plan of the runs judging partial choices of `rf` for this shape, once tried
+    /// (see `Model::doomed`).
+    #[allow(clippy::type_complexity)]
+    lower: std::cell::RefCell<Option<Option<(plan::Plan<'m>, plan::Replay)>>>,
     /// Tests that branches skipped, settled for them (for tests and measurements).
     pub skipped: std::cell::Cell<u64>,
 }
@@ -286,6 +299,7 @@ impl RunCache<'_> {
         self.globals.borrow_mut().iter_mut().for_each(|v| *v = None);
         self.tests.borrow_mut().clear();
         self.withs.borrow_mut().clear();
+        self.lower.borrow_mut().take();
     }
 }
 
@@ -589,6 +603,10 @@ impl Model {
             steady: Default::default(),
             seq_empty: Default::default(),
             settles: Default::default(),
+            plan: std::cell::Cell::new(true),
+            planned: Default::default(),
+            plan_sites: Default::default(),
+            lower: Default::default(),
             skipped: Default::default(),
         }
     }
@@ -692,6 +710,21 @@ impl Model {
     /// choices contain, and a check failing there fails in each of the candidates.
     /// Anything it cannot bound stops the run, with no answer.
     pub fn doomed<'m>(&'m self, p: &Primitives, cache: Option<&RunCache<'m>>) -> bool {
+        // The runs of one shape differ in `rf` and values only: one plan serves them all.
+        if let Some(c) = cache
+            && c.plan.get()
+            && let Some(rf) = p.rels.get("rf")
+        {
+            let mut kept = c.lower.borrow_mut();
+            if kept.is_none() {
+                let made = self.lower_plan(p, c);
+                c.planned.set(c.planned.get() + made.is_some() as u64);
+                *kept = Some(made);
+            }
+            if let Some(Some((plan, replay))) = kept.as_mut() {
+                return plan.doomed(replay, rf, p.events);
+            }
+        }
         let cx = eval::Ctx::from_below(self, p, cache);
         let mut failed = false;
         let _ = self.run_in(&cx, false, &mut |v: Verdict| {
@@ -699,6 +732,29 @@ impl Model {
             false
         });
         failed && !cx.lost()
+    }
+}
+
+impl Model {
+    /// The plan of [`Model::doomed`] for the candidates of `p`'s shape: the model run once
+    /// from below with `rf` symbolic (see [`plan`]). `None` when it cannot be made.
+    fn lower_plan<'m>(
+        &'m self,
+        p: &Primitives,
+        cache: &RunCache<'m>,
+    ) -> Option<(plan::Plan<'m>, plan::Replay)> {
+        let rf = self.names.get("rf")?;
+        let cx = eval::Ctx::from_below(self, p, Some(cache));
+        cx.planning.start_global(rf);
+        let ran = self.run_in(&cx, false, &mut |_| false);
+        let (nodes, steps) = cx.planning.finish()?;
+        // An error other than the bound given up (a step) is the interpreter's to report.
+        if ran.is_err() && !matches!(steps.last(), Some(plan::Step::GiveUp)) {
+            return None;
+        }
+        let plan = plan::Plan::new(nodes, steps);
+        let replay = plan.replay(p.n);
+        Some((plan, replay))
     }
 }
 

@@ -7,7 +7,7 @@
 
 use super::ast::{Expr, FunDef, Ins, Pat, Pos};
 use super::eval::{Ctx, R};
-use super::value::{Env, Value, valset};
+use super::value::{Env, Value, has_sym, valset};
 use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
@@ -79,6 +79,9 @@ pub enum Choices<'m> {
     /// relation, not built yet (so that pruning can cut them while they are built). The
     /// classes are disjoint.
     Orders(Vec<Set>, Rc<Rel>),
+    /// The same, with a base that differs between the runs of a plan being built: its
+    /// node (see [`super::plan`]).
+    SymOrders(Vec<Set>, u32),
 }
 
 impl<'m> Ctx<'m, '_> {
@@ -132,6 +135,9 @@ impl<'m> Ctx<'m, '_> {
             return Ok(None);
         }
         let arg = self.eval(env, a)?;
+        if has_sym(&arg) {
+            return self.sym_orders(&arg, native, e.pos());
+        }
         let parts = match (&arg, native) {
             (Value::Tuple(t), Some(Native::CoLocs)) if t.len() == 2 => {
                 let classes = match &t[1] {
@@ -165,6 +171,29 @@ impl<'m> Ctx<'m, '_> {
             seen.union_with(c);
         }
         Ok(Some(Choices::Orders(classes, base)))
+    }
+
+    /// [`Ctx::orders`] whose base is symbolic: only the class sets may be given by value
+    /// (`orders-per-location (S, base)` with `S` not symbolic).
+    fn sym_orders(
+        &self,
+        arg: &Value<'m>,
+        native: Option<Native>,
+        pos: super::ast::Pos,
+    ) -> R<Option<Choices<'m>>> {
+        let lost = || self.sym_lost(pos, "a choice");
+        let Value::Tuple(t) = arg else {
+            return Err(lost());
+        };
+        let (Some(Native::OrdersPerLocation), [s, Value::Sym(b)]) = (native, &t[..]) else {
+            return Err(lost());
+        };
+        if b.set || has_sym(s) {
+            return Err(lost());
+        }
+        let s = self.prim_set(s).map_err(|_| lost())?;
+        let classes = self.classes_loc(&s);
+        Ok(Some(Choices::SymOrders(classes, b.node)))
     }
 
     /// The factors of a `cross` argument, when it is a set of sets of relations.

@@ -43,6 +43,25 @@ pub enum Value<'m> {
     Clo(Rc<Closure<'m>>),
     Prim(Builtin),
     Proc(Rc<Procedure<'m>>),
+    /// A set or relation that differs between the branches a plan stands for: a node of
+    /// the plan being built (see [`super::plan`]).
+    Sym(SymVal),
+}
+
+/// A node of the plan being built, and whether it is a set (else a relation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymVal {
+    pub node: u32,
+    pub set: bool,
+}
+
+/// Whether `v` is symbolic or holds a symbolic value (a tuple of them).
+pub fn has_sym(v: &Value<'_>) -> bool {
+    match v {
+        Value::Sym(_) => true,
+        Value::Tuple(t) => t.iter().any(has_sym),
+        _ => false,
+    }
 }
 
 /// An environment: a persistent list of bindings, newest first.
@@ -177,6 +196,8 @@ impl<'m> Value<'m> {
             Value::Tuple(_) => "tuple",
             Value::Clo(_) | Value::Prim(_) => "closure",
             Value::Proc(_) => "procedure",
+            Value::Sym(s) if s.set => "events",
+            Value::Sym(_) => "rel",
         }
     }
 
@@ -202,6 +223,7 @@ fn rank(v: &Value<'_>) -> u8 {
         Value::Clo(_) => 9,
         Value::Prim(_) => 10,
         Value::Proc(_) => 11,
+        Value::Sym(_) => 12,
     }
 }
 

@@ -134,6 +134,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         opts.bound_min = 0;
         opts.cut_min = 0;
         opts.symmetry = false;
+        opts.plans = false;
     }
     let timeout = a.timeout.map(Duration::from_secs_f64);
     // A progress bar for long batches, on a terminal only (never in piped or CI output).

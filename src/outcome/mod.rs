@@ -37,6 +37,9 @@ pub struct Options {
     /// Judge one combination of runs per orbit of the test's symmetries (see
     /// [`crate::exec::symmetry`]) and count the others as its renamings.
     pub symmetry: bool,
+    /// Run the model's branches and its bounds from below natively, from plans made by
+    /// running it once on symbolic values (see `cat::plan`).
+    pub plans: bool,
 }
 
 impl Default for Options {
@@ -48,6 +51,7 @@ impl Default for Options {
             bound_min: BOUND_MIN,
             cut_min: CUT_MIN,
             symmetry: true,
+            plans: true,
         }
     }
 }
@@ -83,6 +87,8 @@ pub struct Judgement {
     pub events: usize,
     /// How many symmetries of the test were used (1: none; see [`Options::symmetry`]).
     pub symmetries: usize,
+    /// Plans made to judge branches or partial choices natively (see [`Options::plans`]).
+    pub plans: u64,
     pub symbols: Symbols,
     pub elapsed: Duration,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
@@ -164,6 +170,8 @@ pub(crate) struct Visited {
     pub events: usize,
     /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
     pub cut: usize,
+    /// Plans made (see [`Options::plans`]).
+    pub plans: u64,
 }
 
 /// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
@@ -248,6 +256,7 @@ fn visit_part(
         left_out: 0,
         events: 0,
         cut: 0,
+        plans: 0,
     };
     let mut err = None;
     let mut timed_out = false;
@@ -256,6 +265,9 @@ fn visit_part(
     // a cache for the candidates, and one for the runs judging partial choices of sources
     // (see `doomed` below), each kept while the shapes stay the same.
     let caches = [model.new_cache(), model.new_cache()];
+    for c in &caches {
+        c.plan.set(opts.plans);
+    }
     let cached_shapes: [RefCell<Vec<u32>>; 2] = Default::default();
     let for_shapes = |k: usize, shapes: &[u32]| {
         let mut s = cached_shapes[k].borrow_mut();
@@ -448,6 +460,7 @@ fn visit_part(
     );
     seen.candidates = counts.visited;
     seen.left_out = counts.left_out;
+    seen.plans = caches.iter().map(|c| c.planned.get()).sum();
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
@@ -516,6 +529,7 @@ pub fn judge(
         left_out: 0,
         events: 0,
         cut: 0,
+        plans: 0,
     };
     for r in results {
         let (part, s) = r?;
@@ -525,6 +539,7 @@ pub fn judge(
         seen.left_out += s.left_out;
         seen.events = seen.events.max(s.events);
         seen.cut += s.cut;
+        seen.plans += s.plans;
     }
     j.symbols = seen.symbols;
     j.candidates = seen.candidates;
@@ -533,6 +548,7 @@ pub fn judge(
     j.events = seen.events;
     j.symmetries = pre.sym.as_ref().map_or(1, |s| s.elems.len());
     j.cut = seen.cut > 0;
+    j.plans = seen.plans;
     j.elapsed = pre.start.elapsed();
     Ok(j)
 }
@@ -653,6 +669,7 @@ impl Judgement {
             left_out: 0,
             events: 0,
             symmetries: 1,
+            plans: 0,
             symbols: Symbols::default(),
             elapsed: Duration::ZERO,
             forbidden_by: None,
