@@ -104,6 +104,12 @@ impl Set {
     pub fn copy_from(&mut self, o: &Set) {
         self.w.copy_from_slice(&o.w);
     }
+    /// `self := f(a, b)`, word by word.
+    pub fn assign(&mut self, a: &Set, b: &Set, f: impl Fn(u64, u64) -> u64) {
+        for ((d, x), y) in self.w.iter_mut().zip(&a.w).zip(&b.w) {
+            *d = f(*x, *y);
+        }
+    }
     pub fn inter_with(&mut self, o: &Set) {
         for (a, b) in self.w.iter_mut().zip(&o.w) {
             *a &= b;
@@ -243,6 +249,12 @@ impl Rel {
     /// `self := o` (see [`Set::copy_from`]).
     pub fn copy_from(&mut self, o: &Rel) {
         self.m.copy_from_slice(&o.m);
+    }
+    /// `self := f(a, b)`, word by word.
+    pub fn assign(&mut self, a: &Rel, b: &Rel, f: impl Fn(u64, u64) -> u64) {
+        for ((d, x), y) in self.m.iter_mut().zip(&a.m).zip(&b.m) {
+            *d = f(*x, *y);
+        }
     }
     pub fn clear(&mut self) {
         self.m.fill(0);

@@ -398,8 +398,13 @@ impl<'m> Plan<'m> {
             let at = |x: &u32| &lo[*x as usize];
             match &self.nodes[i].op {
                 Op::Union(xs) => {
-                    out.copy_from(at(&xs[0]));
-                    for x in &xs[1..] {
+                    let or = |x: u64, y: u64| x | y;
+                    match (&mut *out, at(&xs[0]), at(&xs[1])) {
+                        (Buf::Rel(o), Buf::Rel(x), Buf::Rel(y)) => o.assign(x, y, or),
+                        (Buf::Set(o), Buf::Set(x), Buf::Set(y)) => o.assign(x, y, or),
+                        _ => unreachable!("a plan's nodes are typed when built"),
+                    }
+                    for x in &xs[2..] {
                         match (&mut *out, at(x)) {
                             (Buf::Rel(o), Buf::Rel(v)) => o.union_with(v),
                             (Buf::Set(o), Buf::Set(v)) => o.union_with(v),
@@ -410,13 +415,14 @@ impl<'m> Plan<'m> {
                 Op::Inter(a, b) | Op::Diff(a, b) => match second {
                     None => out.clear(),
                     Some(_) => {
-                        out.copy_from(at(a));
+                        let and = |x: u64, y: u64| x & y;
+                        let but = |x: u64, y: u64| x & !y;
                         let inter = matches!(self.nodes[i].op, Op::Inter(..));
-                        match (&mut *out, at(b), inter) {
-                            (Buf::Rel(o), Buf::Rel(v), true) => o.inter_with(v),
-                            (Buf::Set(o), Buf::Set(v), true) => o.inter_with(v),
-                            (Buf::Rel(o), Buf::Rel(v), false) => o.diff_with(v),
-                            (Buf::Set(o), Buf::Set(v), false) => o.diff_with(v),
+                        match (&mut *out, at(a), at(b), inter) {
+                            (Buf::Rel(o), Buf::Rel(x), Buf::Rel(y), true) => o.assign(x, y, and),
+                            (Buf::Set(o), Buf::Set(x), Buf::Set(y), true) => o.assign(x, y, and),
+                            (Buf::Rel(o), Buf::Rel(x), Buf::Rel(y), false) => o.assign(x, y, but),
+                            (Buf::Set(o), Buf::Set(x), Buf::Set(y), false) => o.assign(x, y, but),
                             _ => unreachable!("a plan's nodes are typed when built"),
                         }
                     }
