@@ -479,7 +479,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         f: impl FnOnce() -> T,
     ) -> (T, bool) {
         let slot = self.planning.slot();
-        if self.planning.global().is_some() {
+        if self.planning.of_globals() {
             // What reads a primitive that varies, or any value of the candidate's own,
             // may differ.
             let outer = self.touched.replace(false);
@@ -738,9 +738,9 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// A name not bound by the model: a primitive of the candidate, a built-in, or one of
     /// herd's predefined event sets that this candidate happens not to have.
     pub fn global(&self, x: Sym, pos: Pos) -> R<Value<'m>> {
-        if self.planning.global() == Some(x) {
+        if let Some(v) = self.planning.global(x) {
             self.touched.set(true);
-            return Ok(super::plan::input());
+            return Ok(v);
         }
         // Primitives other than rf and FW are the same in every candidate sharing a cache;
         // FW too when the candidates share it (they observe no location).

@@ -8,7 +8,7 @@ use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
 use super::plan;
 use super::prune::bound::Bounds;
-use super::prune::{ALL, Coherence, Found, Pruner, Roots, Scan};
+use super::prune::{ALL, Below, Coherence, Found, Pruner, Roots, Scan};
 use super::value::*;
 use super::{CheckKind, Failure, Verdict};
 use crate::rel::Rel;
@@ -391,6 +391,17 @@ impl<'m> Runner<'_, 'm, '_> {
             Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
             Ins::WithFrom(_, x, e) => {
                 let v = match cx.choices_cached(&st.env, e)? {
+                    // A plan of the candidates of a shape: the orders are a step.
+                    Choices::SymOrders(classes, base) if cx.planning.of_globals() => {
+                        return self.plan_with(st, i, *x, classes, base, k);
+                    }
+                    Choices::Orders(classes, base) if cx.planning.of_globals() => {
+                        let base = cx.sym_node(&Value::Rel(base), false).expect("a relation");
+                        return self.plan_with(st, i, *x, classes, base, k);
+                    }
+                    Choices::Product(fs) if cx.planning.active() && branch_count(&fs) > 1 => {
+                        return Err(cx.sym_lost(e.pos(), "a choice"));
+                    }
                     Choices::Val(v) => v,
                     Choices::Product(mut fs) => {
                         let mut pruner = self.pruner(&st.env, *x, &k);
@@ -627,6 +638,47 @@ impl<'m> Runner<'_, 'm, '_> {
         res.map(Step::Done)
     }
 
+    /// `with x from` coherence orders in a plan of the candidates of a shape: a step,
+    /// whose variable, symbolic, the rest of the model runs on.
+    fn plan_with(
+        &mut self,
+        st: &State<'m>,
+        i: &'m Ins,
+        x: Sym,
+        classes: Vec<crate::rel::Set>,
+        base: u32,
+        k: Kont<'m>,
+    ) -> R<Step<'m>> {
+        let cx = self.cx;
+        let lost = || cx.sym_lost(Pos::default(), "a choice");
+        let site = k.site().ok_or_else(lost)?;
+        let node = |name: Sym| {
+            let v = cx.lookup(&st.env, name, Pos::default()).ok()?;
+            cx.sym_node(&v, false)
+        };
+        let guard = match self.guard(x, &k) {
+            Some((t, rf, po_loc)) => Some((
+                t,
+                node(rf).ok_or_else(lost)?,
+                node(po_loc).ok_or_else(lost)?,
+            )),
+            None => None,
+        };
+        let rels = self.rels_at(st);
+        let (var, v) = cx.planning.with_input();
+        cx.planning.step(plan::Step::With(Box::new(plan::With {
+            var,
+            classes,
+            base,
+            guard,
+            site,
+            rels,
+        })));
+        let b = self.binder(st, i, x)?;
+        let st2 = self.branch(st, &b, v);
+        self.run(st2, k).map(Step::Done)
+    }
+
     /// The plan of the branches of a `with` (see [`super::plan`]): the rest of the model
     /// run once with the variable symbolic. Tried where it worked before.
     fn plan(
@@ -667,7 +719,7 @@ impl<'m> Runner<'_, 'm, '_> {
         // The symbolic values go: each branch runs the plan instead.
         cx.memo_forget_from(*slot);
         let plan = match (res, built) {
-            (Ok(_), Some((nodes, steps))) => Some(plan::Plan::new(nodes, steps)),
+            (Ok(_), Some(built)) => Some(plan::Plan::new(built)),
             _ => None,
         };
         let mut stats = cache.plan_sites.borrow_mut();
@@ -801,6 +853,9 @@ impl<'m> Runner<'_, 'm, '_> {
             Value::ValSet(s) => s,
             _ => return Err(self.cx.err(e.pos(), "set expected")),
         };
+        if self.cx.planning.active() && elems.len() > 1 {
+            return Err(self.cx.sym_lost(e.pos(), "a choice"));
+        }
         let b = self.binder(st, i, x)?;
         for v in elems.iter() {
             let st2 = self.branch(st, &b, v.clone());
@@ -971,7 +1026,7 @@ impl<'m> Runner<'_, 'm, '_> {
     /// What drops the per-location orders that would make a later check fail: the
     /// SC-per-location check (see [`super::prune`]) and the lower bounds of the others (see
     /// [`super::prune::bound`]).
-    fn pruner<'a>(&'a self, env: &'a Env<'m>, x: Sym, k: &'a Kont<'m>) -> Pruner<'a, 'm, 'a> {
+    fn pruner<'a>(&'a self, env: &'a Env<'m>, x: Sym, k: &'a Kont<'m>) -> Pruner<'a, 'm> {
         let coherence = Box::new(move || self.coherence(env, x, k));
         let bounds = Box::new(move || {
             let mut seqs = Vec::new();
@@ -981,13 +1036,26 @@ impl<'m> Runner<'_, 'm, '_> {
                 seqs.push(*b);
                 cur = node.1.0.clone();
             }
-            Some(Bounds::new(self.cx, env, x, &seqs))
+            Some(Box::new(Bounds::new(self.cx, env, x, &seqs)) as Box<dyn Below + 'a>)
         });
         Pruner::new(coherence, bounds)
     }
 
     /// The SC-per-location check every branch of the `with` binding `x` runs, if any.
     fn coherence(&self, env: &Env<'m>, x: Sym, k: &Kont<'m>) -> Option<Coherence<'m>> {
+        let cx = self.cx;
+        let (guard, rf, po_loc) = self.guard(x, k)?;
+        let rel = |s: Sym| -> Option<Rc<Rel>> {
+            let v = cx.lookup(env, s, Pos::default()).ok()?;
+            cx.as_rel(&v, Pos::default()).ok()
+        };
+        let (rf, po_loc) = (rel(rf)?, rel(po_loc)?);
+        Some(Coherence::new(guard, &rf, &po_loc))
+    }
+
+    /// The SC-per-location check every branch of the `with` binding `x` runs, if any, with
+    /// the names of `rf` and `po-loc`.
+    fn guard(&self, x: Sym, k: &Kont<'m>) -> Option<(&'m Test, Sym, Sym)> {
         let cx = self.cx;
         let names = &cx.m.names;
         let (Some(rf), Some(po_loc)) = (names.get("rf"), names.get("po-loc")) else {
@@ -1008,12 +1076,7 @@ impl<'m> Runner<'_, 'm, '_> {
                 g
             }
         };
-        let rel = |s: Sym| -> Option<Rc<Rel>> {
-            let v = cx.lookup(env, s, Pos::default()).ok()?;
-            cx.as_rel(&v, Pos::default()).ok()
-        };
-        let (guard, rf, po_loc) = (guard?, rel(rf)?, rel(po_loc)?);
-        Some(Coherence::new(guard, &rf, &po_loc))
+        Some((guard?, rf, po_loc))
     }
 
     /// The SC-per-location check that every branch of the `with` binding `x` runs, if any.

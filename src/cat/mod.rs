@@ -279,6 +279,13 @@ pub struct RunCache<'m> {
     /// How building a plan for the branches of each `with` site went (see `Runner::plan`):
     /// tries, and plans made (static: never cleared).
     pub plan_sites: std::cell::RefCell<FxMap<usize, (u32, u32)>>,
+    /// The plan of this shape's candidates (see `Model::run_planned`).
+    whole: std::cell::RefCell<Whole<'m>>,
+    /// Plans of shapes' candidates tried, and made (static: never cleared).
+    whole_tries: std::cell::Cell<(u32, u32)>,
+    /// How often testing prefixes of orders on a plan's lower bounds paid, by (site,
+    /// elements left) (static: never cleared).
+    plan_pays: prune::bound::Tally,
     /// The plan of the runs judging partial choices of `rf` for this shape, once tried
     /// (see `Model::doomed`).
     #[allow(clippy::type_complexity)]
@@ -300,8 +307,25 @@ impl RunCache<'_> {
         self.tests.borrow_mut().clear();
         self.withs.borrow_mut().clear();
         self.lower.borrow_mut().take();
+        *self.whole.borrow_mut() = Whole::Seen(0);
     }
 }
+
+/// A plan of the candidates of one shape, its buffers, and its inputs (primitives, each a
+/// set or a relation).
+type WholePlan<'m> = (plan::Plan<'m>, plan::Replay, Vec<(String, bool)>);
+
+/// Where the plan of a shape's candidates is at (see `Model::run_planned`).
+enum Whole<'m> {
+    /// So many candidates of the shape were judged without one.
+    Seen(u32),
+    Made(WholePlan<'m>),
+    Failed,
+}
+
+/// Plans of shapes' candidates are tried this many times before only where at least every
+/// other try made one.
+const PLAN_TRIAL: u32 = 8;
 
 struct LoadedFile {
     path: String,
@@ -607,6 +631,9 @@ impl Model {
             planned: Default::default(),
             plan_sites: Default::default(),
             lower: Default::default(),
+            whole: std::cell::RefCell::new(Whole::Seen(0)),
+            whole_tries: Default::default(),
+            plan_pays: Default::default(),
             skipped: Default::default(),
         }
     }
@@ -621,8 +648,68 @@ impl Model {
         relations: bool,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
+        if let Some(c) = cache
+            && c.plan.get()
+            && self.run_planned(p, c, relations, report)
+        {
+            return Ok(());
+        }
         self.run_in(&eval::Ctx::new(self, p, cache), relations, report)?;
         Ok(())
+    }
+
+    /// Runs the model on `p` from the plan of its shape (see [`plan`]), made at the
+    /// shape's second candidate (one candidate alone is not worth a plan); false when
+    /// there is none.
+    fn run_planned<'m>(
+        &'m self,
+        p: &Primitives,
+        c: &RunCache<'m>,
+        relations: bool,
+        report: &mut dyn FnMut(Verdict) -> bool,
+    ) -> bool {
+        let mut whole = c.whole.borrow_mut();
+        if let Whole::Seen(seen) = *whole {
+            let (tries, made) = c.whole_tries.get();
+            if seen < 1 || (tries >= PLAN_TRIAL && made * 2 < tries) {
+                *whole = Whole::Seen(seen + 1);
+                return false;
+            }
+            let plan = self.whole_plan(p, c);
+            c.whole_tries.set((tries + 1, made + plan.is_some() as u32));
+            c.planned.set(c.planned.get() + plan.is_some() as u64);
+            *whole = match plan {
+                Some(made) => Whole::Made(made),
+                None => Whole::Failed,
+            };
+        }
+        let Whole::Made((plan, replay, inputs)) = &mut *whole else {
+            return false;
+        };
+        plan.judge(replay, p, inputs, relations, &c.plan_pays, report);
+        true
+    }
+
+    /// The plan of the candidates of `p`'s shape: the model run once with `rf` and the
+    /// final writes symbolic (when they differ between the candidates). `None` when it
+    /// cannot be made.
+    fn whole_plan<'m>(&'m self, p: &Primitives, c: &RunCache<'m>) -> Option<WholePlan<'m>> {
+        let mut inputs = vec![("rf".to_string(), false)];
+        if p.sets.get("FW").is_some() && !p.sets.shared("FW") {
+            inputs.push(("FW".to_string(), true));
+        }
+        let syms: Vec<(ast::Sym, bool)> = inputs
+            .iter()
+            .map(|(name, set)| Some((self.names.get(name)?, *set)))
+            .collect::<Option<_>>()?;
+        let cx = eval::Ctx::new(self, p, Some(c));
+        cx.planning.start_globals(&syms);
+        let ran = self.run_in(&cx, true, &mut |_| true);
+        let built = cx.planning.finish()?;
+        ran.ok()?;
+        let plan = plan::Plan::new(built);
+        let replay = plan.replay(p.n);
+        Some((plan, replay, inputs))
     }
 
     /// Runs the model's files in order in `cx`; false when `report` asked to stop.
@@ -745,14 +832,14 @@ impl Model {
     ) -> Option<(plan::Plan<'m>, plan::Replay)> {
         let rf = self.names.get("rf")?;
         let cx = eval::Ctx::from_below(self, p, Some(cache));
-        cx.planning.start_global(rf);
+        cx.planning.start_globals(&[(rf, false)]);
         let ran = self.run_in(&cx, false, &mut |_| false);
-        let (nodes, steps) = cx.planning.finish()?;
+        let built = cx.planning.finish()?;
         // An error other than the bound given up (a step) is the interpreter's to report.
-        if ran.is_err() && !matches!(steps.last(), Some(plan::Step::GiveUp)) {
+        if ran.is_err() && !matches!(built.1.last(), Some(plan::Step::GiveUp)) {
             return None;
         }
-        let plan = plan::Plan::new(nodes, steps);
+        let plan = plan::Plan::new(built);
         let replay = plan.replay(p.n);
         Some((plan, replay))
     }

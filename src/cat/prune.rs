@@ -14,7 +14,6 @@ pub mod bound;
 use super::ast::{Expr, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
 use super::{CheckKind, Failure};
 use crate::rel::{Rel, Set};
-use bound::Bounds;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -58,14 +57,27 @@ impl<'m> Coherence<'m> {
 }
 
 /// Makes one of the [`Pruner`]'s tests, the first time it is needed.
-type Make<'a, T> = Box<dyn FnOnce() -> Option<T> + 'a>;
+pub type Make<'a, T> = Box<dyn FnOnce() -> Option<T> + 'a>;
+
+/// Lower bounds of the checks after a `with`, to test prefixes of orders with: the
+/// interpreter's ([`Bounds`]) or a plan's (`plan::replay`).
+pub trait Below {
+    /// Whether there is any check to try.
+    fn has_checks(&self) -> bool;
+    /// Whether testing prefixes with `left` elements still to place pays.
+    fn worth_at(&self, left: usize) -> bool;
+    /// Counts one test of a prefix with `left` elements still to place.
+    fn tried_at(&self, left: usize, dropped: bool);
+    /// A check whose lower bound fails when `co` contains `p`.
+    fn failing(&self, p: &Rc<Rel>) -> Option<Failure>;
+}
 
 /// The tests an order for one location must pass to be worth a branch: the guard first,
 /// then the lower bounds of the other checks. Each is prepared only when some location has
 /// a choice of orders: with one branch, the model's own checks do the work.
-pub struct Pruner<'a, 'm, 'p> {
+pub struct Pruner<'a, 'm> {
     coherence: Lazy<'a, Coherence<'m>>,
-    bounds: Lazy<'a, Bounds<'a, 'm, 'p>>,
+    bounds: Lazy<'a, Box<dyn Below + 'a>>,
     /// The first failure of the guard, and of the bounds.
     first: (Option<Failure>, Option<Failure>),
 }
@@ -89,11 +101,11 @@ impl<T> Lazy<'_, T> {
     }
 }
 
-impl<'a, 'm, 'p> Pruner<'a, 'm, 'p> {
-    pub fn new(coherence: Make<'a, Coherence<'m>>, bounds: Make<'a, Bounds<'a, 'm, 'p>>) -> Self {
+impl<'a, 'm> Pruner<'a, 'm> {
+    pub fn new(coherence: Make<'a, Coherence<'m>>, bounds: Make<'a, Box<dyn Below + 'a>>) -> Self {
         Pruner {
             coherence: Lazy::Later(coherence),
-            bounds: Lazy::Later(Box::new(|| bounds().filter(Bounds::has_checks))),
+            bounds: Lazy::Later(Box::new(|| bounds().filter(|b| b.has_checks()))),
             first: (None, None),
         }
     }

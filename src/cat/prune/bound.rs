@@ -42,14 +42,14 @@ pub struct Memo {
 
 /// How often something was tried and how often it dropped an order, by key.
 #[derive(Default)]
-struct Tally(RefCell<FxHashMap<(usize, usize), (u32, u32)>>);
+pub struct Tally(RefCell<FxHashMap<(usize, usize), (u32, u32)>>);
 
 impl Tally {
     fn get(&self, key: (usize, usize)) -> (u32, u32) {
         self.0.borrow().get(&key).copied().unwrap_or_default()
     }
 
-    fn count(&self, key: (usize, usize), dropped: bool) {
+    pub fn count(&self, key: (usize, usize), dropped: bool) {
         let mut m = self.0.borrow_mut();
         let s = m.entry(key).or_default();
         s.0 += 1;
@@ -61,6 +61,15 @@ impl Tally {
     fn pays(&self, key: (usize, usize), one_in: u32) -> bool {
         let (tried, dropped) = self.get(key);
         tried < TRIAL || dropped.saturating_mul(one_in) >= tried
+    }
+
+    /// Whether testing prefixes of orders at `site` with `left` elements still to place
+    /// pays: only while at least one in `left!` of them is dropped (after [`TRIAL`]
+    /// tries), as below lie at most `left!` orders, each judged in about the time a test
+    /// takes.
+    pub fn prefix_pays(&self, site: usize, left: usize) -> bool {
+        let orders: u32 = (1..=left.min(12) as u32).product();
+        self.pays((site, left), orders)
     }
 }
 
@@ -203,26 +212,24 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
     fn memo(&self) -> &Memo {
         self.shared.unwrap_or(&self.local)
     }
+}
 
-    pub fn has_checks(&self) -> bool {
+impl super::Below for Bounds<'_, '_, '_> {
+    fn has_checks(&self) -> bool {
         !self.checks.is_empty()
     }
 
-    /// Whether testing prefixes with `left` elements still to place pays: only while at
-    /// least one in `left!` of them is dropped (after [`TRIAL`] tries), as below lie at
-    /// most `left!` orders, each judged by the model in about the time a test takes.
-    pub fn worth_at(&self, left: usize) -> bool {
-        let orders: u32 = (1..=left.min(12) as u32).product();
-        self.memo().levels.pays((self.site, left), orders)
+    fn worth_at(&self, left: usize) -> bool {
+        self.memo().levels.prefix_pays(self.site, left)
     }
 
     /// Counts one test of a prefix with `left` elements still to place.
-    pub fn tried_at(&self, left: usize, dropped: bool) {
+    fn tried_at(&self, left: usize, dropped: bool) {
         self.memo().levels.count((self.site, left), dropped);
     }
 
     /// The first check whose lower bound fails when `co` contains `p`.
-    pub fn failing(&self, p: &Rc<Rel>) -> Option<Failure> {
+    fn failing(&self, p: &Rc<Rel>) -> Option<Failure> {
         *self.root.borrow_mut() = Lb::Rel(p.clone());
         for l in &self.lazies {
             let mut c = l.cell.borrow_mut();
@@ -237,7 +244,9 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
             fail
         })
     }
+}
 
+impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
     fn fails(&self, t: &'m Test, abs: &Abs<'m>) -> Option<Failure> {
         let cycle = match (t.kind, self.lb(&t.expr, abs)) {
             (TestKind::Empty, Lb::Rel(r) | Lb::Under(r)) if !r.is_empty() => None,

@@ -154,3 +154,52 @@ fn partial_rf_choices_judged_from_a_plan_are_judged_as_interpreted() {
     }
     assert!(doomed > 0 && kept > 0);
 }
+
+/// Every way the store-buffering candidate's reads may take their sources: candidates of
+/// one shape.
+fn sb_rfs() -> Vec<Cand> {
+    let mut out = Vec::new();
+    for y in [1, 4] {
+        for x in [0, 2] {
+            let mut c = sb();
+            c.rels.retain(|(k, _)| *k != "rf");
+            c.rels.push(("rf", vec![(y, 3), (x, 5)]));
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The candidates of one shape run from one plan of the whole model (made at the second
+/// of them, `rf` symbolic; the coherence orders a step, built and cut natively) give the
+/// interpreter's verdicts; with a condition, a match or a choice over `rf`, there is no
+/// plan.
+#[test]
+fn candidates_of_a_shape_run_from_a_plan_give_what_the_interpreter_gives() {
+    let rf_bodies = [
+        "let obs = rf | (po ; rf^-1)\nacyclic obs | co as obs\nflag ~empty rf & int as rfi\n",
+        "let rfe = rf & ext\nlet hb = (po | rfe | co | fr)+\nirreflexive hb as hb\n",
+    ];
+    let interpreted = [
+        "let k = if rf subset po then po else co\nacyclic k as k\n",
+        "with x from {rf, po}\nacyclic x | co as x\n",
+    ];
+    let cases = PLANNED
+        .iter()
+        .chain(&rf_bodies)
+        .map(|b| (b, true))
+        .chain(interpreted.iter().map(|b| (b, false)));
+    for (body, planned) in cases {
+        let m = with_co(body);
+        let cache = m.new_cache();
+        for c in sb_rfs().iter().chain(&sb_rfs()) {
+            assert_eq!(
+                full(cached_verdicts(&m, c, &cache)),
+                full(verdicts(&m, c)),
+                "{body}"
+            );
+        }
+        let made = matches!(*cache.whole.borrow(), super::super::Whole::Made(_));
+        assert_eq!(made, planned, "{body}");
+    }
+}
