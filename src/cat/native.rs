@@ -257,16 +257,24 @@ impl<'m> Ctx<'m, '_> {
 /// Calls `f` on the union of each pick of one relation per factor, until it returns false;
 /// returns false when stopped.
 pub fn for_each_union(n: usize, fs: &[Vec<Rc<Rel>>], mut f: impl FnMut(Rel) -> bool) -> bool {
+    for_each_pick(fs, |pick| {
+        let mut r = Rel::empty(n);
+        for (fac, &k) in fs.iter().zip(pick) {
+            r.union_with(&fac[k]);
+        }
+        f(r)
+    })
+}
+
+/// Calls `f` on each pick of one element per factor (the index of each), the first factor
+/// turning fastest, until it returns false; returns false when stopped.
+pub fn for_each_pick<T>(fs: &[Vec<T>], mut f: impl FnMut(&[usize]) -> bool) -> bool {
     if fs.iter().any(Vec::is_empty) {
         return true;
     }
     let mut pick = vec![0usize; fs.len()];
     loop {
-        let mut r = Rel::empty(n);
-        for (fac, &k) in fs.iter().zip(&pick) {
-            r.union_with(&fac[k]);
-        }
-        if !f(r) {
+        if !f(&pick) {
             return false;
         }
         let mut k = 0;

@@ -1,6 +1,6 @@
 //! Building plans: the interpreter's operators call these when an operand is symbolic.
 
-use super::{Node, Op, operands, unary};
+use super::{Node, Op, each_operand, unary};
 use crate::cat::CatError;
 use crate::cat::ast::Pos;
 use crate::cat::builtins::Builtin;
@@ -30,11 +30,8 @@ impl<'m> Ctx<'m, '_> {
 
     fn push(&self, op: Op, set: bool) -> u32 {
         let mut nodes = self.planning.nodes.borrow_mut();
-        let level = operands(&op)
-            .iter()
-            .map(|&x| nodes[x as usize].level)
-            .max()
-            .unwrap_or(0);
+        let mut level = 0;
+        each_operand(&op, |x| level = level.max(nodes[x as usize].level));
         // The same operator on the same node is the same node: the LKMM takes `hb*`
         // three times.
         if let Some(x) = unary(&op)

@@ -258,14 +258,17 @@ fn unary(op: &Op) -> Option<&u32> {
     }
 }
 
-/// The operands of `op`.
-fn operands(op: &Op) -> Vec<u32> {
+/// Calls `f` on each operand of `op`.
+fn each_operand(op: &Op, mut f: impl FnMut(u32)) {
     match op {
-        Op::Union(xs) => xs.clone(),
-        Op::Inter(a, b) | Op::Diff(a, b) | Op::Cart(a, b) => vec![*a, *b],
-        Op::Seq(fs) => fs.iter().map(|f| f.0).collect(),
-        Op::DiffVals(a) | Op::CoLower(a, _) => vec![*a],
-        Op::Input | Op::Rel(_) | Op::Set(_) => Vec::new(),
-        _ => unary(op).into_iter().copied().collect(),
+        Op::Union(xs) => xs.iter().for_each(|&x| f(x)),
+        Op::Inter(a, b) | Op::Diff(a, b) | Op::Cart(a, b) => {
+            f(*a);
+            f(*b);
+        }
+        Op::Seq(fs) => fs.iter().for_each(|x| f(x.0)),
+        Op::DiffVals(a) | Op::CoLower(a, _) => f(*a),
+        Op::Input | Op::Rel(_) | Op::Set(_) => {}
+        _ => unary(op).into_iter().for_each(|&x| f(x)),
     }
 }

@@ -1,8 +1,8 @@
 //! Running plans: each node computed at most once per run, into a buffer of its own.
 
-use super::{Op, Plan, Rels, Step, With, failure, operands};
+use super::{Op, Plan, Rels, Step, With, each_operand, failure};
 use crate::cat::ast::{TestKind, TestType};
-use crate::cat::native::for_each_union;
+use crate::cat::native::for_each_pick;
 use crate::cat::prune::bound::Tally;
 use crate::cat::prune::{Below, Coherence, Pruner};
 use crate::cat::{EventInfo, Failure, Primitives, Verdict};
@@ -318,9 +318,14 @@ impl<'m> Plan<'m> {
                 return false;
             }
         }
-        for_each_union(base.universe(), &fs, |co| {
+        for_each_pick(&fs, |pick| {
             r.renew(level);
-            r.set(w.var, In::Rel(&co));
+            let co = r.bufs[w.var as usize].rel_mut();
+            co.clear();
+            for (fac, &k) in fs.iter().zip(pick) {
+                co.union_with(&fac[k]);
+            }
+            r.stamp[w.var as usize] = r.tick;
             self.walk(r, i + 1, flags.clone(), run)
         })
     }
@@ -348,13 +353,20 @@ impl<'m> Plan<'m> {
         }
     }
 
-    /// Computes node `id` for the current run, and the operands it needs first.
+    /// Computes node `id` for the current run, and the operands it needs first, unless it
+    /// is computed already.
+    #[inline(always)]
     fn eval(&self, r: &mut Replay, id: u32, events: &[EventInfo]) {
         let i = id as usize;
-        let node = &self.nodes[i];
-        if r.stamp[i] == ALWAYS || r.stamp[i] >= r.valid[node.level as usize] {
+        if r.stamp[i] == ALWAYS || r.stamp[i] >= r.valid[self.nodes[i].level as usize] {
             return;
         }
+        self.eval_now(r, i, events);
+    }
+
+    #[inline(never)]
+    fn eval_now(&self, r: &mut Replay, i: usize, events: &[EventInfo]) {
+        let node = &self.nodes[i];
         let op = &node.op;
         // Bounding from below, what shrinks as the variable grows is nothing.
         let lower = r.lower != 0 && node.level >= r.lower;
@@ -373,11 +385,7 @@ impl<'m> Plan<'m> {
             Op::Inter(a, _) | Op::Diff(a, _) => self.eval(r, *a, events),
             // Factors computed one at a time, while the product is not empty.
             Op::Seq(_) => {}
-            _ => {
-                for x in operands(op) {
-                    self.eval(r, x, events);
-                }
-            }
+            _ => each_operand(op, |x| self.eval(r, x, events)),
         }
         let second = match op {
             Op::Inter(a, b) | Op::Diff(a, b) if !r.bufs[*a as usize].is_empty() => Some(*b),
@@ -479,8 +487,18 @@ impl<'m> Plan<'m> {
     /// A sequence, factor by factor, stopping as soon as the product is empty (the later
     /// factors are then not computed).
     fn seq(&self, r: &mut Replay, i: usize, fs: &[(u32, bool)], events: &[EventInfo]) {
+        // The first factor is read where it is, when the second is a relation.
+        let (f0, id0) = fs[0];
+        self.eval(r, f0, events);
         let mut started = false;
-        for &(f, id) in fs {
+        for (k, &(f, id)) in fs.iter().enumerate() {
+            if k == 0 && !fs[1].1 {
+                if r.bufs[f0 as usize].is_empty() {
+                    r.bufs[i].clear();
+                    return;
+                }
+                continue;
+            }
             self.eval(r, f, events);
             let (lo, hi) = r.bufs.split_at_mut(i);
             let out = hi[0].rel_mut();
@@ -488,6 +506,11 @@ impl<'m> Plan<'m> {
             match (id, started) {
                 (true, false) => out.set_identity(x.set()),
                 (true, true) => out.restrict_range_in_place(x.set()),
+                (false, false) if k == 1 && id0 => {
+                    out.copy_from(x.rel());
+                    out.restrict_domain_in_place(lo[f0 as usize].set());
+                }
+                (false, false) if k == 1 => lo[f0 as usize].rel().compose_into(x.rel(), out),
                 (false, false) => out.copy_from(x.rel()),
                 (false, true) => {
                     out.compose_into(x.rel(), &mut r.tmp);
