@@ -36,6 +36,7 @@ unsafe extern "C" {
     fn mi_realloc_aligned(p: *mut c_void, newsize: usize, alignment: usize) -> *mut c_void;
     fn mi_free(p: *mut c_void);
     fn mi_option_set(option: libc::c_int, value: libc::c_long);
+    fn _mi_auto_process_init();
     #[cfg(test)]
     fn mi_option_get(option: libc::c_int) -> libc::c_long;
 }
@@ -62,6 +63,10 @@ pub fn go_big() {
         // plain allocation and its release initialise mimalloc on this thread before any
         // other thread can ask it for memory.
         unsafe {
+            // What the start-up constructor would have done: until then mimalloc takes
+            // itself for preloading and makes no arena, so every page it allocates comes
+            // from the system and goes back at once (a `mmap` and two `munmap`s per page).
+            _mi_auto_process_init();
             mi_option_set(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB);
             mi_option_set(MI_OPTION_PURGE_DELAY, -1);
             mi_free(mi_malloc_aligned(8, 8));
