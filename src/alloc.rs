@@ -36,17 +36,29 @@ unsafe extern "C" {
     fn mi_realloc_aligned(p: *mut c_void, newsize: usize, alignment: usize) -> *mut c_void;
     fn mi_free(p: *mut c_void);
     fn mi_option_set(option: libc::c_int, value: libc::c_long);
-    fn _mi_auto_process_init();
+    fn mi_reserve_os_memory_ex(
+        size: usize,
+        commit: bool,
+        allow_large: bool,
+        exclusive: bool,
+        arena_id: *mut *mut c_void,
+    ) -> libc::c_int;
+    #[cfg(test)]
+    fn mi_arena_area(arena_id: *mut c_void, size: *mut usize) -> *mut c_void;
     #[cfg(test)]
     fn mi_option_get(option: libc::c_int) -> libc::c_long;
 }
 
-// mimalloc reserves its first arena at its first allocation, 1 GiB by default, and the
-// arena's bitmaps alone are tens of pages to fault in. Runs that need more get more arenas
-// as they grow.
-/// `mi_option_arena_reserve` in mimalloc's option enum (v3).
-const MI_OPTION_ARENA_RESERVE: libc::c_int = 23;
-const ARENA_RESERVE_KIB: libc::c_long = 64 * 1024;
+// Built without its start-up constructor, mimalloc takes itself for a library still being
+// loaded for the whole run, and then never reserves an arena of its own: every page would
+// come from the system and go back when freed (a `mmap` and two `munmap`s per 64 KiB page,
+// a fifth of a parallel lock emulation's time in the kernel). So its arena is reserved by
+// hand: address space only, its pages faulted in as they are first used. Beyond it, pages
+// come from the system one by one.
+const ARENA_BYTES: usize = 4 << 30;
+/// The arena reserved, once reserved (mimalloc's `mi_arena_id_t`).
+static ARENA: std::sync::atomic::AtomicPtr<c_void> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
 // mimalloc hands freed pages back to the system after a delay (10 ms), and the process then
 // faults them in again: a process that lives seconds keeps them instead (its peak is the same).
 /// `mi_option_purge_delay` in mimalloc's option enum (v2 and v3).
@@ -59,16 +71,16 @@ static SWITCH: Once = Once::new();
 /// From now on, new blocks come from mimalloc. Cheap to call again.
 pub fn go_big() {
     SWITCH.call_once(|| {
-        // SAFETY: sets a plain option before mimalloc's first allocation reads it; then a
-        // plain allocation and its release initialise mimalloc on this thread before any
-        // other thread can ask it for memory.
+        // SAFETY: sets a plain option and reserves an arena before mimalloc's first
+        // allocation; then a plain allocation and its release initialise mimalloc on this
+        // thread before any other thread can ask it for memory.
         unsafe {
-            // What the start-up constructor would have done: until then mimalloc takes
-            // itself for preloading and makes no arena, so every page it allocates comes
-            // from the system and goes back at once (a `mmap` and two `munmap`s per page).
-            _mi_auto_process_init();
-            mi_option_set(MI_OPTION_ARENA_RESERVE, ARENA_RESERVE_KIB);
             mi_option_set(MI_OPTION_PURGE_DELAY, -1);
+            // (Without it, pages still come from the system.)
+            let mut arena = std::ptr::null_mut();
+            if mi_reserve_os_memory_ex(ARENA_BYTES, true, false, false, &mut arena) == 0 {
+                ARENA.store(arena, Ordering::Release);
+            }
             mi_free(mi_malloc_aligned(8, 8));
         }
         BIG.store(true, Ordering::Release);
@@ -348,13 +360,22 @@ mod tests {
 
     /// The option number is mimalloc's: an upgrade that renumbers options must fail here.
     #[test]
-    fn arena_reserve_is_the_option_set() {
+    fn mimalloc_blocks_come_from_the_arena_reserved() {
         go_big();
-        // SAFETY: reads a plain option.
-        assert_eq!(
-            unsafe { mi_option_get(MI_OPTION_ARENA_RESERVE) },
-            ARENA_RESERVE_KIB
-        );
+        let arena = ARENA.load(Ordering::Acquire);
+        assert!(!arena.is_null(), "no arena reserved");
+        let l = Layout::from_size_align(200, 8).unwrap();
+        // SAFETY: reads the arena's bounds; each block is released once.
+        unsafe {
+            let mut size = 0;
+            let start = mi_arena_area(arena, &mut size) as usize;
+            assert!(size >= ARENA_BYTES / 2);
+            for _ in 0..1000 {
+                let (b, _) = Hybrid::alloc_in(true, l);
+                assert!((start..start + size).contains(&(b as usize)));
+                Hybrid.dealloc(b, l);
+            }
+        }
     }
 
     /// Whichever allocator made a block (other tests may have switched already), it is
@@ -375,7 +396,6 @@ mod tests {
             let grown = h.realloc(z, l(30), 4000);
             assert!(*grown.add(29) == 5);
             go_big();
-            assert_eq!(mi_option_get(MI_OPTION_ARENA_RESERVE), ARENA_RESERVE_KIB);
             assert_eq!(mi_option_get(MI_OPTION_PURGE_DELAY), -1);
             let (m, _) = Hybrid::alloc_in(true, l(24));
             assert!(!m.is_null() && !SMALL.owns(m));
