@@ -391,19 +391,7 @@ impl Rel {
     }
     pub fn inverse(&self) -> Rel {
         let mut r = Rel::empty(self.n);
-        if self.ww == 1 {
-            for (a, &row) in self.m.iter().enumerate() {
-                let mut x = row;
-                while x != 0 {
-                    r.m[x.trailing_zeros() as usize] |= 1 << a;
-                    x &= x - 1;
-                }
-            }
-            return r;
-        }
-        for (a, b) in self.pairs() {
-            r.insert(b, a);
-        }
+        self.inverse_into(&mut r);
         r
     }
     /// `self ; o`: each row ORs the rows of its successors.

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::{answer, judged_with_options, shipped, suite_files};
+use common::{answer, judged_with_options, lock_emulation, shipped, suite};
 use litmus::litmus::{ast::Test, parse};
-use litmus::model::{self, Loaded};
+use litmus::model::Loaded;
 use litmus::outcome::{Judgement, Options};
 
 fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
@@ -18,15 +18,6 @@ fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
             ..Options::default()
         },
     )
-}
-
-/// Each test of the suite with its architecture's model.
-fn suite() -> impl Iterator<Item = (std::path::PathBuf, Test, Loaded)> {
-    suite_files().into_iter().map(|f| {
-        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let m = shipped(model::default_for(t.arch));
-        (f, t, m)
-    })
 }
 
 #[test]
@@ -172,15 +163,7 @@ fn cutting_partial_rf_choices_in_the_suite_changes_no_answer() {
 /// three threads: most choices of the lock word's sources fail a check early.
 #[test]
 fn lock_emulation_is_cut_with_the_same_answers() {
-    let mut s = String::from("C SB-xchg-lock\n{\n}\n");
-    for i in 0..3 {
-        let (x, y) = (i, (i + 1) % 3);
-        s += &format!("P{i}(int *sl, int *x{x}, int *x{y})\n{{\n\tint r1;\n\tint r2;\n");
-        s += &format!("\tr2 = xchg_acquire(sl, 1);\n\tWRITE_ONCE(*x{x}, 1);\n");
-        s += &format!("\tr1 = READ_ONCE(*x{y});\n\tsmp_store_release(sl, 0);\n}}\n");
-    }
-    s += "exists (0:r1=0 /\\ 0:r2=0 /\\ 1:r1=0 /\\ 1:r2=0 /\\ 2:r1=0 /\\ 2:r2=0)\n";
-    let t = parse(&s).unwrap();
+    let t = lock_emulation("xchg_acquire(sl, 1)", 3);
     let m = shipped("lkmm");
     let cut = judged_with(&t, &m, 2);
     let whole = judged_with(&t, &m, 0);

@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{answer, judged_with_options, shipped, suite_files};
-use litmus::litmus::{ast::Test, parse};
-use litmus::model::{self, Loaded};
+use common::{answer, judged_with_options, lock_emulation, shipped, suite};
+use litmus::litmus::ast::Test;
+use litmus::model::Loaded;
 use litmus::outcome::{Judgement, Options};
 
 fn judged(t: &Test, m: &Loaded, plans: bool) -> Judgement {
@@ -40,9 +40,7 @@ fn same(t: &Test, m: &Loaded, what: &str) -> u64 {
 #[test]
 fn plans_change_no_answer_of_the_suite() {
     let mut plans = 0;
-    for f in suite_files() {
-        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let m = shipped(model::default_for(t.arch));
+    for (f, t, m) in suite() {
         plans += same(&t, &m, &f.display().to_string());
     }
     assert!(plans > 0, "no plan was made for the suite");
@@ -54,15 +52,7 @@ fn plans_change_no_answer_of_the_suite() {
 #[test]
 fn lock_emulations_are_judged_from_plans_as_interpreted() {
     for lock in ["xchg_acquire(sl, 1)", "cmpxchg_acquire(sl, 0, 1)"] {
-        let mut s = String::from("C SB-lock\n{\n}\n");
-        for i in 0..3 {
-            let (x, y) = (i, (i + 1) % 3);
-            s += &format!("P{i}(int *sl, int *x{x}, int *x{y})\n{{\n\tint r1;\n\tint r2;\n");
-            s += &format!("\tr2 = {lock};\n\tWRITE_ONCE(*x{x}, 1);\n");
-            s += &format!("\tr1 = READ_ONCE(*x{y});\n\tsmp_store_release(sl, 0);\n}}\n");
-        }
-        s += "exists (0:r1=0 /\\ 0:r2=0 /\\ 1:r1=0 /\\ 1:r2=0 /\\ 2:r1=0 /\\ 2:r2=0)\n";
-        let t = parse(&s).unwrap();
+        let t = lock_emulation(lock, 3);
         let m = shipped("lkmm");
         assert!(same(&t, &m, lock) > 1, "{lock}");
         assert_eq!(judged(&t, &m, true).witnesses().0, 0);

@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::{answer, judged_with_options, shipped, suite_files};
+use common::{answer, judged_with_options, lock_emulation, lock_emulation_text, shipped, suite};
 use litmus::litmus::{ast::Test, parse};
-use litmus::model::{self, Loaded};
+use litmus::model::Loaded;
 use litmus::outcome::{Judgement, Options};
 
 fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
@@ -30,31 +30,11 @@ fn same_both_ways(t: &Test, m: &Loaded, what: &str) -> (usize, Judgement) {
 #[test]
 fn symmetries_change_no_answer_of_the_suite() {
     let mut used = 0;
-    for f in suite_files() {
-        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let m = shipped(model::default_for(t.arch));
+    for (f, t, m) in suite() {
         let (n, _) = same_both_ways(&t, &m, &f.display().to_string());
         used += usize::from(n > 1);
     }
     assert!(used > 0, "no test of the suite has a symmetry");
-}
-
-/// The perfbook-style lock emulation: `n` threads take a lock word with `cmpxchg_acquire`
-/// (or `xchg_acquire`), write their variable, read the next one, release.
-fn lock_ring(n: usize, xchg: bool) -> String {
-    let mut s = format!("C SB-lock-ring-{n}\n{{\n}}\n");
-    for i in 0..n {
-        let (x, y) = (i, (i + 1) % n);
-        s += &format!("P{i}(int *sl, int *x{x}, int *x{y})\n{{\n\tint r1;\n\tint r2;\n");
-        s += &match xchg {
-            true => "\tr2 = xchg_acquire(sl, 1);\n".to_string(),
-            false => "\tr2 = cmpxchg_acquire(sl, 0, 1);\n".to_string(),
-        };
-        s += &format!("\tWRITE_ONCE(*x{x}, 1);\n\tr1 = READ_ONCE(*x{y});\n");
-        s += "\tsmp_store_release(sl, 0);\n}\n";
-    }
-    let all: Vec<String> = (0..n).map(|i| format!("{i}:r1=0 /\\ {i}:r2=0")).collect();
-    s + &format!("exists ({})\n", all.join(" /\\ "))
 }
 
 #[test]
@@ -62,7 +42,11 @@ fn a_lock_ring_is_judged_one_rotation_in_n() {
     let m = shipped("lkmm");
     for n in [3, 4] {
         for xchg in [false, true] {
-            let t = parse(&lock_ring(n, xchg)).unwrap();
+            let lock = match xchg {
+                true => "xchg_acquire(sl, 1)",
+                false => "cmpxchg_acquire(sl, 0, 1)",
+            };
+            let t = lock_emulation(lock, n);
             let (syms, with) = same_both_ways(&t, &m, &format!("{n} {xchg}"));
             // The rotations of the ring.
             assert_eq!(syms, n, "{n} {xchg}");
@@ -125,7 +109,7 @@ fn what_tells_threads_apart_leaves_no_symmetry() {
 fn a_symmetric_filter_keeps_the_symmetry_and_an_asymmetric_one_drops_it() {
     let m = shipped("lkmm");
     let t = |flt: &str| {
-        let mut s = lock_ring(3, false);
+        let mut s = lock_emulation_text("cmpxchg_acquire(sl, 0, 1)", 3);
         let at = s.find("exists").unwrap();
         s.insert_str(at, &format!("filter ({flt})\n"));
         parse(&s).unwrap()

@@ -289,34 +289,26 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
     }
 
-    /// Condition `c` in a run bounding coherence orders: given up unless exact.
+    /// Condition `c` in a run bounding coherence orders, or while a plan is built: given up
+    /// unless the same in every branch.
     #[inline(never)]
-    fn co_cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
+    fn branch_cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
+        let plan = self.planning.active();
         let (holds, exact) = match c {
             Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => {
-                self.co_exact(env, &[x, y], || self.cond(env, pos, c))
+                let f = || self.cond(env, pos, c);
+                match plan {
+                    true => self.plan_exact(env, &[x, y], f),
+                    false => self.co_exact(env, &[x, y], f),
+                }
             }
             Cond::Variant(_) => (self.cond(env, pos, c), true),
         };
-        if !exact {
-            return Err(self.give_up(pos, "a condition"));
+        match (exact, plan) {
+            (true, _) => holds,
+            (false, true) => Err(self.sym_lost(pos, "a condition")),
+            (false, false) => Err(self.give_up(pos, "a condition")),
         }
-        holds
-    }
-
-    /// Condition `c` while a plan is built: given up unless the same in every branch.
-    #[inline(never)]
-    fn plan_cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
-        let (holds, exact) = match c {
-            Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => {
-                self.plan_exact(env, &[x, y], || self.cond(env, pos, c))
-            }
-            Cond::Variant(_) => (self.cond(env, pos, c), true),
-        };
-        if !exact {
-            return Err(self.sym_lost(pos, "a condition"));
-        }
-        holds
     }
 
     /// The argument `a` of `f` in a run bounding coherence orders: as it is for a monotone
@@ -1003,9 +995,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     self.need_exact(env, x, "a condition")?;
                     self.need_exact(env, y, "a condition")?;
                 }
-                let holds = match self.co_bounding() {
-                    true => self.co_cond(env, *pos, c)?,
-                    false if self.planning.active() => self.plan_cond(env, *pos, c)?,
+                let holds = match self.co_bounding() || self.planning.active() {
+                    true => self.branch_cond(env, *pos, c)?,
                     false => self.cond(env, *pos, c)?,
                 };
                 if holds {

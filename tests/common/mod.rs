@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests (each test binary uses some of them).
 #![allow(dead_code)]
 
-use litmus::litmus::ast::Test;
+use litmus::litmus::{ast::Test, parse};
 use litmus::model::{self, Loaded, Request};
 use litmus::outcome::{Judgement, Options, judge};
 use litmus::report;
@@ -65,4 +65,33 @@ pub fn suite_files() -> Vec<PathBuf> {
     walk(&root().join("litmus"), &mut v);
     v.sort();
     v
+}
+
+/// Each test of our suite with its architecture's model.
+pub fn suite() -> impl Iterator<Item = (PathBuf, Test, Loaded)> {
+    suite_files().into_iter().map(|f| {
+        let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let m = shipped(model::default_for(t.arch));
+        (f, t, m)
+    })
+}
+
+/// A lock emulated with `lock` (taking `sl`) and `smp_store_release(sl, 0)` around store
+/// buffering on `n` threads, the condition naming the lock's old values too (perfbook's
+/// `-CE`/`-XE` tests).
+pub fn lock_emulation(lock: &str, n: usize) -> Test {
+    parse(&lock_emulation_text(lock, n)).unwrap()
+}
+
+/// The text of [`lock_emulation`].
+pub fn lock_emulation_text(lock: &str, n: usize) -> String {
+    let mut s = String::from("C SB-lock\n{\n}\n");
+    for i in 0..n {
+        let (x, y) = (i, (i + 1) % n);
+        s += &format!("P{i}(int *sl, int *x{x}, int *x{y})\n{{\n\tint r1;\n\tint r2;\n");
+        s += &format!("\tr2 = {lock};\n\tWRITE_ONCE(*x{x}, 1);\n");
+        s += &format!("\tr1 = READ_ONCE(*x{y});\n\tsmp_store_release(sl, 0);\n}}\n");
+    }
+    let regs: Vec<String> = (0..n).map(|i| format!("{i}:r1=0 /\\ {i}:r2=0")).collect();
+    s + &format!("exists ({})\n", regs.join(" /\\ "))
 }
