@@ -176,12 +176,6 @@ impl<'m> Ctx<'m, '_> {
         groups.into_iter().map(|(_, g)| g).collect()
     }
 
-    /// The arguments of `linearisations(S, r)`: the set and the relation.
-    pub fn lin_args(&self, arg: &Value<'m>) -> Result<(Rc<Set>, Rc<Rel>), String> {
-        let (s, r) = Self::pair_args(arg)?;
-        Ok((self.prim_set(&s)?, self.prim_rel(&r)?))
-    }
-
     pub fn call_builtin(&self, b: Builtin, arg: Value<'m>) -> Result<Value<'m>, String> {
         match b {
             Builtin::Domain | Builtin::Range => match &arg {

@@ -57,7 +57,7 @@ pub struct Ctx<'m, 'p> {
     co_bound: Cell<u32>,
     /// The run bounding coherence orders was given up.
     co_lost: Cell<bool>,
-    /// The plan being built for the branches of a `with` (see [`super::plan`]).
+    /// The plan being built, while the model runs on symbolic values (see [`super::plan`]).
     pub(super) planning: super::plan::Building<'m>,
 }
 
@@ -461,9 +461,11 @@ impl<'m, 'p> Ctx<'m, 'p> {
     }
 
     /// While a plan is built (see [`super::plan`]): `f`'s result, and whether it is the same
-    /// in every branch: it read neither the variable nor a later one as it ran, and `e`,
-    /// which `f` evaluates, depends on no `with` variable as written (as
-    /// [`Ctx::co_exact`]); always, outside a plan.
+    /// in every run of the plan. For a `with`'s branches: it read neither the variable nor a
+    /// later one as it ran, and `es`, which `f` evaluates, depend on no `with` variable as
+    /// written (as [`Ctx::co_exact`]). For the candidates of a shape: it read nothing that
+    /// varies between candidates, and `es` depend on no varying primitive as written.
+    /// Always, outside a plan.
     pub fn plan_exact<T>(
         &self,
         env: &Env<'m>,

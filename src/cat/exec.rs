@@ -275,24 +275,16 @@ impl<'m> Runner<'_, 'm, '_> {
                     if *ty != TestType::Check || !settled {
                         return Ok(Step::Next(k));
                     }
-                    let (ok, cycle) = match cx.planning.active() {
-                        true => match self.plan_test(st, t, *ty)? {
-                            Some(outcome) => outcome,
-                            None => return Ok(Step::Next(k)),
-                        },
-                        false => cx.test_eval_cached(&st.env, t)?,
+                    let Some((ok, cycle)) = self.test_outcome(st, t, *ty)? else {
+                        return Ok(Step::Next(k));
                     };
                     if !ok {
                         return self.fail(st, t, cycle);
                     }
                     return Ok(Step::Next(k));
                 }
-                let (ok, cycle) = match cx.planning.active() {
-                    true => match self.plan_test(st, t, *ty)? {
-                        Some(outcome) => outcome,
-                        None => return Ok(Step::Next(k)),
-                    },
-                    false => cx.test_eval_cached(&st.env, t)?,
+                let Some((ok, cycle)) = self.test_outcome(st, t, *ty)? else {
+                    return Ok(Step::Next(k));
                 };
                 // A bound settles a test where the bounded relation passes it (`acyclic`,
                 // `empty`, `irreflexive` then hold in every candidate); else only an exact
@@ -1145,6 +1137,20 @@ impl<'m> Runner<'_, 'm, '_> {
             cx.sym_node(&v, false)
         };
         self.relations.then(|| (node("co"), node("rf")))
+    }
+
+    /// The outcome of check `t`; `None` when it is recorded as a step of the plan being
+    /// built instead (see [`Runner::plan_test`]).
+    fn test_outcome(
+        &mut self,
+        st: &State<'m>,
+        t: &'m Test,
+        ty: TestType,
+    ) -> R<Option<super::TestOutcome>> {
+        match self.cx.planning.active() {
+            true => self.plan_test(st, t, ty),
+            false => self.cx.test_eval_cached(&st.env, t).map(Some),
+        }
     }
 
     /// A check met while a plan is built: recorded as a step of the plan when its

@@ -694,14 +694,21 @@ impl Model {
     /// final writes symbolic (when they differ between the candidates). `None` when it
     /// cannot be made.
     fn whole_plan<'m>(&'m self, p: &Primitives, c: &RunCache<'m>) -> Option<WholePlan<'m>> {
-        let mut inputs = vec![("rf".to_string(), false)];
-        if p.sets.get("FW").is_some() && !p.sets.shared("FW") {
-            inputs.push(("FW".to_string(), true));
-        }
+        // (A primitive the model never names cannot change what it computes.)
+        let fw = p.sets.get("FW").is_some() && !p.sets.shared("FW");
+        let inputs: Vec<(String, bool)> = [("rf", false, true), ("FW", true, fw)]
+            .into_iter()
+            .filter(|&(name, _, varies)| varies && self.names.get(name).is_some())
+            .map(|(name, set, _)| (name.to_string(), set))
+            .collect();
         let syms: Vec<(ast::Sym, bool)> = inputs
             .iter()
-            .map(|(name, set)| Some((self.names.get(name)?, *set)))
-            .collect::<Option<_>>()?;
+            .filter_map(|(name, set)| Some((self.names.get(name)?, *set)))
+            .collect();
+        // (Nothing varies: the interpreter keeps everything for the shape already.)
+        if syms.is_empty() {
+            return None;
+        }
         let cx = eval::Ctx::new(self, p, Some(c));
         cx.planning.start_globals(&syms);
         let ran = self.run_in(&cx, true, &mut |_| true);

@@ -135,9 +135,7 @@ impl<'m> Ctx<'m, '_> {
             return Ok(None);
         }
         let arg = self.eval(env, a)?;
-        if has_sym(&arg) {
-            return self.sym_orders(&arg, native, e.pos());
-        }
+        // The classes, and the base: a relation, or symbolic (see `super::plan`).
         let parts = match (&arg, native) {
             (Value::Tuple(t), Some(Native::CoLocs)) if t.len() == 2 => {
                 let classes = match &t[1] {
@@ -152,15 +150,23 @@ impl<'m> Ctx<'m, '_> {
                         .collect(),
                     _ => None,
                 };
-                classes.zip(self.prim_rel(&t[0]).ok())
+                classes.map(|c| (c, &t[0]))
             }
-            _ => self
-                .lin_args(&arg)
-                .ok()
-                .map(|(s, r)| (self.classes_loc(&s), r)),
+            (Value::Tuple(t), _) if t.len() == 2 => {
+                let s = self.prim_set(&t[0]).ok();
+                s.map(|s| (self.classes_loc(&s), &t[1]))
+            }
+            _ => None,
         };
+        let base = parts.as_ref().and_then(|(_, b)| match b {
+            Value::Sym(x) if !x.set => Some(Err(x.node)),
+            b => self.prim_rel(b).ok().map(Ok),
+        });
         // Other shapes are left to the interpreter, which reports the errors.
-        let Some((classes, base)) = parts else {
+        let (Some((classes, _)), Some(base)) = (parts, base) else {
+            if has_sym(&arg) {
+                return Err(self.sym_lost(e.pos(), "a choice"));
+            }
             return Ok(None);
         };
         let mut seen = Set::empty(self.n);
@@ -170,30 +176,10 @@ impl<'m> Ctx<'m, '_> {
             }
             seen.union_with(c);
         }
-        Ok(Some(Choices::Orders(classes, base)))
-    }
-
-    /// [`Ctx::orders`] whose base is symbolic: only the class sets may be given by value
-    /// (`orders-per-location (S, base)` with `S` not symbolic).
-    fn sym_orders(
-        &self,
-        arg: &Value<'m>,
-        native: Option<Native>,
-        pos: super::ast::Pos,
-    ) -> R<Option<Choices<'m>>> {
-        let lost = || self.sym_lost(pos, "a choice");
-        let Value::Tuple(t) = arg else {
-            return Err(lost());
-        };
-        let (Some(Native::OrdersPerLocation), [s, Value::Sym(b)]) = (native, &t[..]) else {
-            return Err(lost());
-        };
-        if b.set || has_sym(s) {
-            return Err(lost());
-        }
-        let s = self.prim_set(s).map_err(|_| lost())?;
-        let classes = self.classes_loc(&s);
-        Ok(Some(Choices::SymOrders(classes, b.node)))
+        Ok(Some(match base {
+            Ok(base) => Choices::Orders(classes, base),
+            Err(node) => Choices::SymOrders(classes, node),
+        }))
     }
 
     /// The factors of a `cross` argument, when it is a set of sets of relations.
