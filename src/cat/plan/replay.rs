@@ -228,7 +228,8 @@ impl<'m> Plan<'m> {
                     }
                 }
                 Step::Fail(..) => return true,
-                Step::Flag(_) | Step::End(_) | Step::GiveUp | Step::With(_) => return false,
+                Step::Flag(_) => {}
+                Step::End(_) | Step::GiveUp | Step::With(_) => return false,
             }
         }
         false
