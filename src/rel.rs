@@ -72,10 +72,8 @@ impl Set {
         self.zip(o, |a, b| a & !b)
     }
     pub fn complement(&self) -> Set {
-        let mut s = Set::full(self.n);
-        for (a, b) in s.w.iter_mut().zip(&self.w) {
-            *a &= !b;
-        }
+        let mut s = self.clone();
+        s.complement_in_place();
         s
     }
     pub fn is_subset(&self, o: &Set) -> bool {
@@ -108,16 +106,6 @@ impl Set {
     pub fn assign(&mut self, a: &Set, b: &Set, f: impl Fn(u64, u64) -> u64) {
         for ((d, x), y) in self.w.iter_mut().zip(&a.w).zip(&b.w) {
             *d = f(*x, *y);
-        }
-    }
-    pub fn inter_with(&mut self, o: &Set) {
-        for (a, b) in self.w.iter_mut().zip(&o.w) {
-            *a &= b;
-        }
-    }
-    pub fn diff_with(&mut self, o: &Set) {
-        for (a, b) in self.w.iter_mut().zip(&o.w) {
-            *a &= !b;
         }
     }
     /// `self := ~self`
@@ -183,14 +171,14 @@ impl Rel {
         r
     }
     pub fn identity(s: &Set) -> Rel {
-        Rel::from_pairs(s.n, s.iter().map(|i| (i, i)))
+        let mut r = Rel::empty(s.n);
+        r.set_identity(s);
+        r
     }
     /// `a * b`
     pub fn cartesian(a: &Set, b: &Set) -> Rel {
         let mut r = Rel::empty(a.n);
-        for i in a.iter() {
-            r.row_mut(i).copy_from_slice(&b.w);
-        }
+        r.set_cartesian(a, b);
         r
     }
     pub fn universe(&self) -> usize {
@@ -258,16 +246,6 @@ impl Rel {
     }
     pub fn clear(&mut self) {
         self.m.fill(0);
-    }
-    pub fn inter_with(&mut self, o: &Rel) {
-        for (a, b) in self.m.iter_mut().zip(&o.m) {
-            *a &= b;
-        }
-    }
-    pub fn diff_with(&mut self, o: &Rel) {
-        for (a, b) in self.m.iter_mut().zip(&o.m) {
-            *a &= !b;
-        }
     }
     /// `self := ~self`
     pub fn complement_in_place(&mut self) {
@@ -380,13 +358,8 @@ impl Rel {
         }
     }
     pub fn complement(&self) -> Rel {
-        let full = Set::full(self.n);
         let mut r = self.clone();
-        for i in 0..self.n {
-            for (d, f) in r.row_mut(i).iter_mut().zip(&full.w) {
-                *d = !*d & f;
-            }
-        }
+        r.complement_in_place();
         r
     }
     pub fn inverse(&self) -> Rel {
@@ -441,18 +414,13 @@ impl Rel {
         }
     }
     pub fn domain(&self) -> Set {
-        Set::from_iter(
-            self.n,
-            (0..self.n).filter(|&i| self.row(i).iter().any(|&x| x != 0)),
-        )
+        let mut s = Set::empty(self.n);
+        self.domain_into(&mut s);
+        s
     }
     pub fn range(&self) -> Set {
         let mut s = Set::empty(self.n);
-        for i in 0..self.n {
-            for (d, x) in s.w.iter_mut().zip(self.row(i)) {
-                *d |= x;
-            }
-        }
+        self.range_into(&mut s);
         s
     }
     /// `[s] ; self`
@@ -587,9 +555,7 @@ impl Rel {
     /// `self*` over the whole universe.
     pub fn reflexive_transitive_closure(&self) -> Rel {
         let mut r = self.transitive_closure();
-        for i in 0..self.n {
-            r.insert(i, i);
-        }
+        r.add_identity();
         r
     }
     pub fn is_irreflexive(&self) -> bool {

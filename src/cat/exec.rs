@@ -694,13 +694,7 @@ impl<'m> Runner<'_, 'm, '_> {
             return None;
         }
         let site = k.site()?;
-        let (tries, built) = cache
-            .plan_sites
-            .borrow()
-            .get(&site)
-            .copied()
-            .unwrap_or((0, 0));
-        if tries >= PLAN_TRIAL && built * 2 < tries {
+        if !cache.plan_sites.worth((site, 0), PLAN_TRIAL, 2) {
             return None;
         }
         let st2 = self.branch(st, b, cx.planning.start(*slot));
@@ -714,9 +708,7 @@ impl<'m> Runner<'_, 'm, '_> {
             (Ok(_), Some(built)) => Some(plan::Plan::new(built)),
             _ => None,
         };
-        let mut stats = cache.plan_sites.borrow_mut();
-        let e = stats.entry(site).or_default();
-        *e = (e.0.saturating_add(1), e.1 + plan.is_some() as u32);
+        cache.plan_sites.count((site, 0), plan.is_some());
         cache
             .planned
             .set(cache.planned.get() + plan.is_some() as u64);
@@ -748,8 +740,7 @@ impl<'m> Runner<'_, 'm, '_> {
             return None;
         }
         let site = k.site()?;
-        let (tries, useful) = cache.settles.borrow().get(&site).copied().unwrap_or((0, 0));
-        if tries >= SETTLE_TRIAL && useful * 4 < tries {
+        if !cache.settles.worth((site, 0), SETTLE_TRIAL, 4) {
             return None;
         }
         let mut union = Rel::empty(cx.n);
@@ -763,9 +754,7 @@ impl<'m> Runner<'_, 'm, '_> {
         let met = self.settling.take().unwrap_or_default();
         let lost = cx.co_end();
         let paid = !lost && res.is_ok() && met.iter().any(|m| m.reads && m.outcome.is_some());
-        let mut stats = cache.settles.borrow_mut();
-        let e = stats.entry(site).or_default();
-        *e = (e.0.saturating_add(1), e.1 + paid as u32);
+        cache.settles.count((site, 0), paid);
         if res.is_err() || lost {
             return None;
         }

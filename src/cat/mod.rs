@@ -16,6 +16,7 @@ mod parse;
 mod plan;
 mod prune;
 mod stable;
+mod tally;
 #[cfg(test)]
 mod tests;
 mod value;
@@ -270,7 +271,7 @@ pub struct RunCache<'m> {
     /// How judging the branches of each `with` site at once went (see `Runner::settle`):
     /// tries, and tries that settled a check or flag reading the variable (static: never
     /// cleared).
-    pub settles: std::cell::RefCell<FxMap<usize, (u32, u32)>>,
+    pub settles: tally::Tally,
     /// Whether branches and partial choices of `rf` may be judged from plans (see
     /// [`plan`]; the answers are the same).
     pub plan: std::cell::Cell<bool>,
@@ -278,14 +279,14 @@ pub struct RunCache<'m> {
     pub planned: std::cell::Cell<u64>,
     /// How building a plan for the branches of each `with` site went (see `Runner::plan`):
     /// tries, and plans made (static: never cleared).
-    pub plan_sites: std::cell::RefCell<FxMap<usize, (u32, u32)>>,
+    pub plan_sites: tally::Tally,
     /// The plan of this shape's candidates (see `Model::run_planned`).
     whole: std::cell::RefCell<Whole<'m>>,
     /// Plans of shapes' candidates tried, and made (static: never cleared).
-    whole_tries: std::cell::Cell<(u32, u32)>,
+    whole_tries: tally::Tally,
     /// How often testing prefixes of orders on a plan's lower bounds paid, by (site,
     /// elements left) (static: never cleared).
-    plan_pays: prune::bound::Tally,
+    plan_pays: tally::Tally,
     /// The plan of the runs judging partial choices of `rf` for this shape, once tried
     /// (see `Model::doomed`).
     #[allow(clippy::type_complexity)]
@@ -325,7 +326,7 @@ enum Whole<'m> {
 
 /// Plans of shapes' candidates are tried this many times before only where at least every
 /// other try made one.
-const PLAN_TRIAL: u32 = 8;
+const WHOLE_TRIAL: u32 = 8;
 
 struct LoadedFile {
     path: String,
@@ -670,13 +671,12 @@ impl Model {
     ) -> bool {
         let mut whole = c.whole.borrow_mut();
         if let Whole::Seen(seen) = *whole {
-            let (tries, made) = c.whole_tries.get();
-            if seen < 1 || (tries >= PLAN_TRIAL && made * 2 < tries) {
+            if seen < 1 || !c.whole_tries.worth((0, 0), WHOLE_TRIAL, 2) {
                 *whole = Whole::Seen(seen + 1);
                 return false;
             }
             let plan = self.whole_plan(p, c);
-            c.whole_tries.set((tries + 1, made + plan.is_some() as u32));
+            c.whole_tries.count((0, 0), plan.is_some());
             c.planned.set(c.planned.get() + plan.is_some() as u64);
             *whole = match plan {
                 Some(made) => Whole::Made(made),

@@ -134,6 +134,8 @@ pub struct Building<'m> {
     /// While a plan is built for the values of primitives: each primitive, with its
     /// input node.
     globals: RefCell<Vec<(Sym, u32)>>,
+    /// `globals` is not empty (read on the interpreter's paths: no borrow there).
+    of_globals: Cell<bool>,
     nodes: RefCell<Vec<Node>>,
     steps: RefCell<Vec<Step<'m>>>,
     /// The level of the nodes of the last `with` step's variable.
@@ -144,7 +146,7 @@ pub struct Building<'m> {
 
 impl<'m> Building<'m> {
     pub fn active(&self) -> bool {
-        self.slot.get() != 0 || !self.globals.borrow().is_empty()
+        self.slot.get() != 0 || self.of_globals.get()
     }
     /// The variable's memo slot + 1 while a plan of a `with`'s branches is built; else 0.
     pub fn slot(&self) -> u32 {
@@ -152,10 +154,13 @@ impl<'m> Building<'m> {
     }
     /// Whether the plan being built stands for the values of primitives.
     pub fn of_globals(&self) -> bool {
-        !self.globals.borrow().is_empty()
+        self.of_globals.get()
     }
     /// The value of primitive `x` when it is an input of the plan being built.
     pub fn global(&self, x: Sym) -> Option<Value<'m>> {
+        if !self.of_globals.get() {
+            return None;
+        }
         let g = self.globals.borrow();
         let &(_, node) = g.iter().find(|(y, _)| *y == x)?;
         let set = self.nodes.borrow()[node as usize].set;
@@ -189,6 +194,7 @@ impl<'m> Building<'m> {
     pub fn start_globals(&self, xs: &[(Sym, bool)]) {
         self.begin();
         let nodes: Vec<(Sym, u32)> = xs.iter().map(|&(x, set)| (x, self.input(set, 1))).collect();
+        self.of_globals.set(!nodes.is_empty());
         *self.globals.borrow_mut() = nodes;
     }
     /// A new input for the variable of a `with` step, one level deeper: its node and
@@ -206,6 +212,7 @@ impl<'m> Building<'m> {
     /// Ends the plan: its nodes and steps, unless something could not be recorded.
     pub fn finish(&self) -> Option<(Vec<Node>, Vec<Step<'m>>)> {
         self.slot.set(0);
+        self.of_globals.set(false);
         self.globals.borrow_mut().clear();
         let nodes = std::mem::take(&mut *self.nodes.borrow_mut());
         let steps = std::mem::take(&mut *self.steps.borrow_mut());

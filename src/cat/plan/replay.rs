@@ -3,8 +3,9 @@
 use super::{Op, Plan, Rels, Step, With, each_operand, failure};
 use crate::cat::ast::{TestKind, TestType};
 use crate::cat::native::for_each_pick;
-use crate::cat::prune::bound::Tally;
+use crate::cat::prune::bound::prefix_pays;
 use crate::cat::prune::{Below, Coherence, Pruner};
+use crate::cat::tally::Tally;
 use crate::cat::{EventInfo, Failure, Primitives, Verdict};
 use crate::rel::{Rel, Set};
 use std::cell::RefCell;
@@ -554,7 +555,7 @@ impl Below for PlanBelow<'_, '_, '_> {
     }
 
     fn worth_at(&self, left: usize) -> bool {
-        self.pays.prefix_pays(self.site, left)
+        prefix_pays(self.pays, self.site, left)
     }
 
     fn tried_at(&self, left: usize, dropped: bool) {

@@ -10,6 +10,7 @@
 use crate::cat::ast::{Binding, Expr, FunDef, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
 use crate::cat::builtins::Builtin;
 use crate::cat::eval::Ctx;
+use crate::cat::tally::Tally;
 use crate::cat::value::{Env, Value};
 use crate::cat::{CheckKind, Failure};
 use crate::rel::{Rel, Set};
@@ -40,37 +41,13 @@ pub struct Memo {
     levels: Tally,
 }
 
-/// How often something was tried and how often it dropped an order, by key.
-#[derive(Default)]
-pub struct Tally(RefCell<FxHashMap<(usize, usize), (u32, u32)>>);
-
-impl Tally {
-    fn get(&self, key: (usize, usize)) -> (u32, u32) {
-        self.0.borrow().get(&key).copied().unwrap_or_default()
-    }
-
-    pub fn count(&self, key: (usize, usize), dropped: bool) {
-        let mut m = self.0.borrow_mut();
-        let s = m.entry(key).or_default();
-        s.0 += 1;
-        s.1 += u32::from(dropped);
-    }
-
-    /// Whether it is still worth trying: fewer than [`TRIAL`] tries so far, or at least one
-    /// drop in `one_in` of them.
-    fn pays(&self, key: (usize, usize), one_in: u32) -> bool {
-        let (tried, dropped) = self.get(key);
-        tried < TRIAL || dropped.saturating_mul(one_in) >= tried
-    }
-
-    /// Whether testing prefixes of orders at `site` with `left` elements still to place
-    /// pays: only while at least one in `left!` of them is dropped (after [`TRIAL`]
-    /// tries), as below lie at most `left!` orders, each judged in about the time a test
-    /// takes.
-    pub fn prefix_pays(&self, site: usize, left: usize) -> bool {
-        let orders: u32 = (1..=left.min(12) as u32).product();
-        self.pays((site, left), orders)
-    }
+/// Whether testing prefixes of orders at `site` with `left` elements still to place pays
+/// (tries and drops in `levels`): only while at least one in `left!` of them is dropped
+/// (after [`TRIAL`] tries), as below lie at most `left!` orders, each judged in about the
+/// time a test takes.
+pub fn prefix_pays(levels: &Tally, site: usize, left: usize) -> bool {
+    let orders: u32 = (1..=left.min(12) as u32).product();
+    levels.worth((site, left), TRIAL, orders)
 }
 
 /// What is known of a value: a lower bound, or the value itself.
@@ -199,7 +176,7 @@ impl<'a, 'm, 'p> Bounds<'a, 'm, 'p> {
         {
             let stats = &b.memo().stats;
             let key = |t: &Test| (b.site, t as *const Test as usize);
-            checks.retain(|(t, _)| stats.pays(key(t), WORTH));
+            checks.retain(|(t, _)| stats.worth(key(t), TRIAL, WORTH));
             checks.sort_by_key(|(t, _)| std::cmp::Reverse(stats.get(key(t)).1));
         }
         if checks.is_empty() {
@@ -220,7 +197,7 @@ impl super::Below for Bounds<'_, '_, '_> {
     }
 
     fn worth_at(&self, left: usize) -> bool {
-        self.memo().levels.prefix_pays(self.site, left)
+        prefix_pays(&self.memo().levels, self.site, left)
     }
 
     /// Counts one test of a prefix with `left` elements still to place.
