@@ -5,7 +5,6 @@
 //! [`exec`] enumerates candidate executions → [`cat`] runs the model on each →
 //! [`outcome`] gathers final states and the condition's verdict → [`report`] prints them.
 
-pub mod alloc;
 pub mod cat;
 pub mod crash;
 pub mod exec;

@@ -324,10 +324,21 @@ pub fn chain_c(n: usize) -> String {
     s + &format!("exists ({last}:r0=1 /\\ {last}:r1=0)\n")
 }
 
-/// The process's peak resident set, from `getrusage` (Linux reports KiB).
+/// The process's peak resident set, from `getrusage` (Linux reports KiB, macOS bytes).
+#[cfg(unix)]
 fn peak_rss_mib() -> Option<f64> {
     // SAFETY: getrusage fills the struct it is given and reads nothing else.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    let per_mib = if cfg!(target_os = "macos") {
+        1024.0 * 1024.0
+    } else {
+        1024.0
+    };
     (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0)
-        .then(|| u.ru_maxrss as f64 / 1024.0)
+        .then(|| u.ru_maxrss as f64 / per_mib)
+}
+
+#[cfg(not(unix))]
+fn peak_rss_mib() -> Option<f64> {
+    None
 }

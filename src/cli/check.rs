@@ -208,11 +208,6 @@ pub fn run(a: &CheckArgs) -> i32 {
             for ((_, t), row) in tests.iter().zip(&results) {
                 for c in row {
                     if let Cell::Done(j) = c {
-                        // Two writes, the block and its blank line, and not one: measured
-                        // through Python's `subprocess.run(..., timeout=...)` (as `conform`
-                        // times us), one write made a small test take 2.1 ms instead of 1.0
-                        // (the caller then more often finds the pipes closed before the
-                        // process has exited, and sleeps a millisecond before looking again).
                         print!("{}", report::herd::block(t, j));
                         if a.explain {
                             print!("{}", report::explain(t, j));

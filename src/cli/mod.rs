@@ -132,9 +132,6 @@ fn herd_style(args: Vec<String>) -> Vec<String> {
 }
 
 pub fn main(args: Vec<String>) -> i32 {
-    if let Some(a) = plain_check(&args) {
-        return check::run(&a);
-    }
     let cli = match Cli::try_parse_from(herd_style(args)) {
         Ok(c) => c,
         Err(e) => {
@@ -148,66 +145,6 @@ pub fn main(args: Vec<String>) -> i32 {
         Cmd::Explore(a) => explore::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
-}
-
-/// The common case, `litmus check [--model M] [--jobs N] FILE...`, read without clap:
-/// building clap's whole command tree was a fifth of a small test's instructions. Anything
-/// else (another option, a path that looks like one, help) goes to clap, which gives the same
-/// arguments for these forms (a test checks).
-fn plain_check(args: &[String]) -> Option<CheckArgs> {
-    let [_, cmd, rest @ ..] = args else {
-        return None;
-    };
-    if cmd != "check" {
-        return None;
-    }
-    let mut a = CheckArgs {
-        paths: Vec::new(),
-        m: ModelArgs {
-            model: None,
-            conf: None,
-            cat: None,
-            bell: None,
-            macros: None,
-            variant: Vec::new(),
-            include: Vec::new(),
-        },
-        unroll: 2,
-        format: "auto".into(),
-        jobs: None,
-        timeout: None,
-        speedcheck: false,
-        no_bound: false,
-        explain: false,
-        graph: None,
-        svg: false,
-    };
-    let mut it = rest.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--model" | "-m" => a.m.model = Some(it.next()?.clone()),
-            "--jobs" | "-j" => a.jobs = Some(it.next()?.parse().ok()?),
-            s if s.starts_with("--model=") => a.m.model = Some(s["--model=".len()..].into()),
-            s if s.starts_with('-') || s.is_empty() => return None,
-            path => a.paths.push(path.into()),
-        }
-    }
-    // clap refuses a repeated option and a value that looks like an option.
-    let once = |flag: &[&str]| {
-        rest.iter()
-            .filter(|x| flag.iter().any(|f| x.starts_with(f)))
-            .count()
-            <= 1
-    };
-    let dashed = |v: &Option<String>| v.as_deref().is_some_and(|v| v.starts_with('-'));
-    if a.paths.is_empty()
-        || !once(&["--model", "-m"])
-        || !once(&["--jobs", "-j"])
-        || dashed(&a.m.model)
-    {
-        return None;
-    }
-    Some(a)
 }
 
 /// Expand folders into their `*.litmus` files (sorted); keep files as given.
@@ -258,48 +195,4 @@ fn parse_cmd(paths: &[PathBuf]) -> i32 {
     }
     eprintln!("parsed {ok} of {} files, {bad} failed", files.len());
     if bad > 0 { 2 } else { 0 }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn clap_check(args: &[&str]) -> Option<CheckArgs> {
-        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        match Cli::try_parse_from(herd_style(args)).ok()?.cmd {
-            Cmd::Check(a) => Some(*a),
-            _ => None,
-        }
-    }
-
-    /// The plain reading of `check` agrees with clap wherever it answers, and leaves the
-    /// rest (errors, other options) to clap.
-    #[test]
-    fn plain_check_reads_as_clap_does() {
-        let cases: &[&[&str]] = &[
-            &["litmus", "check", "a.litmus"],
-            &["litmus", "check", "--model", "x86tso", "a.litmus"],
-            &["litmus", "check", "a.litmus", "--model=power", "b.litmus"],
-            &["litmus", "check", "-m", "lkmm", "-j", "1", "dir"],
-            &["litmus", "check", "--jobs", "3", "--model", "all", "x"],
-            &["litmus", "check", "--model", "lkmm"],
-            &["litmus", "check", "--model", "a", "--model", "b", "x"],
-            &["litmus", "check", "--jobs", "many", "x"],
-            &["litmus", "check", "--model"],
-            &["litmus", "check", "--explain", "x"],
-            &["litmus", "check", "--model", "-x", "y"],
-            &["litmus", "check", "-model", "x.cat", "y"],
-            &["litmus", "parse", "x"],
-            &["litmus", "check", "--", "x"],
-        ];
-        let mut plain = 0;
-        for case in cases {
-            let args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
-            if let Some(a) = plain_check(&args) {
-                plain += 1;
-                assert_eq!(Some(a), clap_check(case), "{case:?}");
-            }
-        }
-        assert_eq!(plain, 5, "the first five forms are read without clap");
-    }
 }

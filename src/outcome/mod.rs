@@ -360,9 +360,6 @@ fn visit_part(
                 return true;
             }
             ordinal += 1;
-            if ordinal == BIG_TEST {
-                crate::alloc::go_big();
-            }
             let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
             let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
             let state = OnceCell::new();
@@ -606,10 +603,6 @@ const BOUND_MIN: usize = 64;
 /// choice of sources costs about a candidate's time, which only pays in big ones (in the
 /// corpus, it slows the small tests and speeds up the 5-thread lock emulations by a sixth).
 const CUT_MIN: usize = 256;
-
-/// Candidates after which a test counts as big: from then on blocks come from the
-/// allocator made for churn (see [`crate::alloc`]).
-const BIG_TEST: usize = 256;
 
 /// Fewer combinations of runs than this are judged in one piece.
 const PARALLEL_MIN: usize = 64;
