@@ -191,6 +191,7 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, String> {
     }))
 }
 
+/// A `.def` file with our extensions for the names it lacks ([`Macros::with_extensions`]).
 fn read_macros(p: &Path, dirs: &[std::path::PathBuf]) -> Result<Macros, String> {
     let found = std::iter::once(p.to_path_buf())
         .chain(dirs.iter().map(|d| d.join(p)))
@@ -198,5 +199,7 @@ fn read_macros(p: &Path, dirs: &[std::path::PathBuf]) -> Result<Macros, String> 
         .ok_or_else(|| format!("error: macro file {} not found", p.display()))?;
     let text =
         std::fs::read_to_string(&found).map_err(|e| format!("error: {}: {e}", found.display()))?;
-    Macros::parse(&text).map_err(|e| format!("error: {}: {e}", found.display()))
+    Macros::parse(&text)
+        .map(Macros::with_extensions)
+        .map_err(|e| format!("error: {}: {e}", found.display()))
 }

@@ -329,6 +329,15 @@ fn is_type_word(w: &str) -> bool {
             | "static"
             | "register"
             | "_Atomic"
+            // The kernel's fixed-size integers (include/linux/types.h).
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "s8"
+            | "s16"
+            | "s32"
+            | "s64"
     ) || (w.ends_with("_t") && w.len() > 2)
 }
 
@@ -342,12 +351,24 @@ fn decl(i: In) -> PResult<Vec<Stmt>> {
         let (r2, stars) = stars(r2)?;
         let (r2, _) = cws(r2)?;
         let (r2, name) = expect("a variable name", ident)(r2)?;
-        let ty = if stars == 0 {
+        let mut ty = if stars == 0 {
             base.clone()
         } else {
             format!("{base} {}", "*".repeat(stars))
         };
         let (r2, _) = cws(r2)?;
+        // `int t[2]`: the length joins the type, as in the init block (`int[2]`).
+        let r2 = match punct("[")(r2) {
+            Ok((r3, _)) => {
+                let (r3, _) = cws(r3)?;
+                let (r3, n) = expect("an array length", digit1)(r3)?;
+                let (r3, _) = cws(r3)?;
+                let (r3, _) = expect("`]`", punct("]"))(r3)?;
+                ty = format!("{ty}[{}]", n.fragment());
+                cws(r3)?.0
+            }
+            Err(_) => r2,
+        };
         let (r2, init) = match punct("=")(r2) {
             Ok((r3, _)) => {
                 let (r3, e) = expect("an initial value", assign)(r3)?;

@@ -78,6 +78,9 @@ fn init_entry(e: &InitEntry) -> String {
 
 /// `int x`, `int *p`.
 fn typed(ty: &str, name: &str) -> String {
+    if let Some((elem, len)) = ty.strip_suffix(']').and_then(|t| t.rsplit_once('[')) {
+        return format!("{}[{len}]", typed(elem, name));
+    }
     if ty.ends_with('*') {
         format!("{ty}{name}")
     } else {

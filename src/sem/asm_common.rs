@@ -185,6 +185,12 @@ pub fn add_addr(symbols: &Symbols, a: Value, b: Value) -> Result<Value, Stop> {
     }
 }
 
+/// [`add_addr`] as a traced value: displacement addressing (`4(r2)`, `8(%rax)`) and
+/// address arithmetic (`addi r2,r2,4`) on an array's cells.
+pub fn add_addr_t(symbols: &Symbols, a: TVal, b: TVal) -> Result<TVal, Stop> {
+    Ok(a.with(add_addr(symbols, a.v, b.v)?, b))
+}
+
 /// `a op b` as a traced value.
 pub fn arith_t(op: &str, a: TVal, b: TVal) -> Result<TVal, Stop> {
     Ok(a.with(arith(op, a.v, b.v)?, b))

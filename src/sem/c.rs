@@ -23,7 +23,7 @@
 mod defparse;
 mod expand;
 mod interp;
-mod ir;
+pub mod ir;
 
 #[cfg(test)]
 mod tests;
@@ -31,6 +31,8 @@ mod tests;
 use super::{SemError, Stop, ThreadInit, Tracer, Value};
 use crate::litmus::ast::CThread;
 use std::collections::BTreeMap;
+
+const LKMM_DEF: &str = include_str!("../../cat/lkmm.def");
 
 /// A parsed `.def` macro file.
 #[derive(Clone, Debug, Default)]
@@ -62,10 +64,9 @@ impl Macros {
         })
     }
 
-    /// Our own mapping of the Linux-kernel primitives (`cat/lkmm.def`), equivalent to
-    /// herd's `linux-kernel.def`; each macro is parsed when a test first uses it.
+    /// Our own mapping of the Linux-kernel primitives (`cat/lkmm.def`): herd's
+    /// `linux-kernel.def` and our extensions; each macro is parsed when a test first uses it.
     pub fn lkmm() -> Macros {
-        const LKMM_DEF: &str = include_str!("../../cat/lkmm.def");
         match defparse::LazyDefs::index(LKMM_DEF) {
             Some(lazy) => Macros {
                 defs: expand::Defs {
@@ -78,6 +79,17 @@ impl Macros {
         }
     }
 
+    /// These macros, and for the names they lack, `cat/lkmm.def`'s: a kernel file such as
+    /// the kernel's own `linux-kernel.def` then also knows the primitives it lacks
+    /// (`atomic_long_*`, `try_cmpxchg*`, `smp_cond_load_*`, ...), whose bodies use only
+    /// herd's primitives and annotations, so its model judges them too.
+    pub fn with_extensions(mut self) -> Macros {
+        if self.defs.lazy.is_none() {
+            self.defs.lazy = defparse::LazyDefs::index(LKMM_DEF).map(std::sync::Arc::new);
+        }
+        self
+    }
+
     /// Is `name` defined, as an expression or a statement macro?
     pub fn defines(&self, name: &str) -> bool {
         self.defs.defines(name)
@@ -88,6 +100,14 @@ impl Macros {
 /// thread, so it is made once (a thread is run again for every choice of the values it reads).
 #[derive(Debug)]
 pub struct Code(ir::St);
+
+impl Code {
+    /// The thread's code in the core language, macros expanded (for back ends such as a
+    /// compiler to assembly).
+    pub fn ir(&self) -> &ir::St {
+        &self.0
+    }
+}
 
 /// The code every run of `thread` executes.
 pub fn prepare(thread: &CThread, macros: &Macros) -> Result<Code, Stop> {
@@ -118,6 +138,7 @@ pub fn run(
     }
     regs.extend(init.regs.iter().map(|(k, v)| (k.clone(), *v)));
     let mut it = interp::Interp::new(t, init.proc, macros.lkmmv1, regs);
+    // A `return` ends the thread.
     it.stmt(&code.0)?;
     Ok(it.finish())
 }

@@ -105,6 +105,17 @@ impl Symbols {
         })
     }
 
+    /// The location `cells` cells after `l` in its array (C's `p + i`): `l` itself for 0.
+    pub fn offset_cells(&self, l: LocId, cells: i64) -> Option<LocId> {
+        if cells == 0 {
+            return Some(l);
+        }
+        self.arrays.iter().find_map(|a| {
+            let i = a.cells.iter().position(|&c| c == l)? as i64;
+            a.cells.get(usize::try_from(i + cells).ok()?).copied()
+        })
+    }
+
     /// The location of `name`; `x[0]` is the array `x`'s first cell, `x`.
     pub fn get(&self, name: &str) -> Option<LocId> {
         let name = name.strip_suffix("[0]").unwrap_or(name);

@@ -7,7 +7,7 @@
 //! comparison. In indexed forms (`lwzx`, `stwx`, `lwarx`, `stwcx.`) and in `addi`/`addis`
 //! `r0` reads as 0.
 
-use super::asm_common::{Flow, arith_t, compare, exec, unsupported};
+use super::asm_common::{Flow, add_addr_t, arith_t, compare, exec, unsupported};
 use super::{Stop, TVal, ThreadInit, Tracer, Value};
 use crate::litmus::ast::{AsmThread, Instr, MemBase, Operand, Span};
 use std::cmp::Ordering;
@@ -68,14 +68,16 @@ impl State<'_> {
                     MemBase::Reg(r) => self.reg(r),
                     MemBase::Sym(s) => sym(self.init, s)?,
                 };
-                Some(arith_t("add", base, TVal::int(m.offset))?)
+                Some(add_addr_t(self.init.symbols, base, TVal::int(m.offset))?)
             }
-            [Operand::Imm(d), Operand::Reg(a)] => Some(arith_t("add", self.reg(a), TVal::int(*d))?),
+            [Operand::Imm(d), Operand::Reg(a)] => {
+                Some(add_addr_t(self.init.symbols, self.reg(a), TVal::int(*d))?)
+            }
             _ => None,
         })
     }
     fn ea_x(&self, a: &str, b: &str) -> Result<TVal, Stop> {
-        arith_t("add", self.reg0(a), self.reg(b))
+        add_addr_t(self.init.symbols, self.reg0(a), self.reg(b))
     }
 }
 
@@ -119,7 +121,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             let v = if a == "r0" {
                 TVal::int(k)
             } else {
-                arith_t("add", st.reg(a), TVal::int(k))?
+                add_addr_t(st.init.symbols, st.reg(a), TVal::int(k))?
             };
             st.set(d, v);
             next

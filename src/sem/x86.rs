@@ -13,7 +13,7 @@
 //! and a failure a lone atomic read; without `LOCK` they are plain. herd has no 32-bit
 //! `X86` CMPXCHG ("not implemented"): we give it the same semantics, an extension.
 
-use super::asm_common::{Flow, arith_t, compare, exec, unsupported};
+use super::asm_common::{Flow, add_addr_t, arith_t, compare, exec, unsupported};
 use super::{Stop, TVal, ThreadInit, Tracer, Value};
 use crate::litmus::ast::{Arch, AsmThread, Instr, Mem, MemBase, Operand};
 use std::cmp::Ordering;
@@ -102,9 +102,9 @@ impl State<'_> {
         if let Some(ix) = &m.index {
             let i = self.reg(ix);
             let i = arith_t("mul", i, TVal::int(m.scale.unwrap_or(1)))?;
-            a = arith_t("add", a, i)?;
+            a = add_addr_t(self.init.symbols, a, i)?;
         }
-        arith_t("add", a, TVal::int(m.offset))
+        add_addr_t(self.init.symbols, a, TVal::int(m.offset))
     }
     /// The value of a source operand (register or immediate, or a symbol's address).
     fn src(&self, o: &Operand) -> Result<Option<TVal>, Stop> {

@@ -1,7 +1,7 @@
 //! Parser for herd's `.def` macro files: `NAME(ARGS) EXPR` defines an expression macro,
 //! `NAME(ARGS) { STMTS }` a statement macro; bodies use herd's C primitives.
 
-use super::ir::{Annot, Ex, RmwOp, St};
+use super::ir::{Annot, Ex, Guard, Loop, RmwOp, St, Yield};
 use crate::litmus::ast::{BinOp, Span, UnOp};
 use crate::sem::SemError;
 use std::sync::OnceLock;
@@ -207,7 +207,6 @@ impl LazyDefs {
             .as_ref()
     }
 
-    #[cfg(test)]
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
     }
@@ -428,18 +427,20 @@ impl<'a> Parser<'a> {
                 let t = self.stmt()?;
                 let e = if self.is_name("else") {
                     self.pos += 1;
-                    Some(Box::new(self.stmt()?))
+                    Some(self.stmt()?)
                 } else {
                     None
                 };
-                return Ok(St::If(c, Box::new(t), e, span));
+                return Ok(St::if_(c, t, e, span));
             }
-            "while" => {
+            "while" | "do" | "for" | "__spin" => return self.loop_stmt(span),
+            "break" | "continue" | "return" => {
                 self.pos += 1;
-                self.expect("(")?;
-                let c = self.expr()?;
-                self.expect(")")?;
-                return Ok(St::While(c, Box::new(self.stmt()?), span));
+                match kw {
+                    "break" => St::Break(span),
+                    "continue" => St::Continue(span),
+                    _ => St::Return(span),
+                }
             }
             "__store" => {
                 self.pos += 1;
@@ -493,24 +494,86 @@ impl<'a> Parser<'a> {
                     St::Decl(r)
                 }
             }
-            _ => {
-                let e = self.expr()?;
-                if self.eat("=") {
-                    let rhs = self.expr()?;
-                    match e {
-                        Ex::Reg(r, _) => St::SetReg(r, rhs, span),
-                        Ex::Load(addr, a) if a.is_empty() => St::Store(*addr, rhs, a, span),
-                        _ => return Err(err(span, "bad assignment target")),
-                    }
-                } else if let Ex::Call(f, args, s) = e {
-                    St::Call(f, args, s)
-                } else {
-                    St::Eval(e, span)
-                }
-            }
+            _ => self.simple_stmt(span)?,
         };
         self.expect(";")?;
         Ok(st)
+    }
+
+    /// An assignment, a call or an expression, without its `;`.
+    fn simple_stmt(&mut self, span: Span) -> Result<St, SemError> {
+        let e = self.expr()?;
+        Ok(if self.eat("=") {
+            let rhs = self.expr()?;
+            match e {
+                Ex::Reg(r, _) => St::SetReg(r, rhs, span),
+                Ex::Load(addr, a) if a.is_empty() => St::Store(*addr, rhs, a, span),
+                _ => return Err(err(span, "bad assignment target")),
+            }
+        } else if let Ex::Call(f, args, s) = e {
+            St::Call(f, args, s)
+        } else {
+            St::Eval(e, span)
+        })
+    }
+
+    /// `while (c) s`, `do s while (c);`, `for (init; c; step) s`, each optionally after
+    /// `__spin` (a spin-wait whose exit orders what follows: [`Loop::ctrl_after`]).
+    fn loop_stmt(&mut self, span: Span) -> Result<St, SemError> {
+        let ctrl_after = self.is_name("__spin");
+        if ctrl_after {
+            self.pos += 1;
+        }
+        let kw = self.name()?;
+        let mut lp = Loop {
+            cond: None,
+            test_first: true,
+            body: Box::new(St::Seq(Vec::new())),
+            step: None,
+            ctrl_after,
+            span,
+        };
+        let mut init = None;
+        match kw.as_str() {
+            "while" => {
+                self.expect("(")?;
+                lp.cond = Some(self.expr()?);
+                self.expect(")")?;
+                lp.body = Box::new(self.stmt()?);
+            }
+            "do" => {
+                lp.body = Box::new(self.stmt()?);
+                if !self.is_name("while") {
+                    return Err(self.unexpected("`while`"));
+                }
+                self.pos += 1;
+                self.expect("(")?;
+                lp.cond = Some(self.expr()?);
+                self.expect(")")?;
+                self.expect(";")?;
+                lp.test_first = false;
+            }
+            "for" => {
+                self.expect("(")?;
+                if !self.eat(";") {
+                    init = Some(self.stmt()?);
+                }
+                if !self.eat(";") {
+                    lp.cond = Some(self.expr()?);
+                    self.expect(";")?;
+                }
+                if !self.eat(")") {
+                    lp.step = Some(Box::new(self.simple_stmt(self.span())?));
+                    self.expect(")")?;
+                }
+                lp.body = Box::new(self.stmt()?);
+            }
+            _ => return Err(err(span, "expected `while`, `do` or `for` after `__spin`")),
+        }
+        Ok(match init {
+            Some(i) => St::Seq(vec![i, St::Loop(lp)]),
+            None => St::Loop(lp),
+        })
     }
 
     fn skip_type(&mut self) {
@@ -589,6 +652,9 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 Ok(Ex::Int(i))
             }
+            Some(Tok::Punct("(")) if matches!(self.peek_at(1), Some(Tok::Punct("{"))) => {
+                self.stmt_expr()
+            }
             Some(Tok::Punct("(")) => {
                 self.pos += 1;
                 let e = self.expr()?;
@@ -600,6 +666,27 @@ impl<'a> Parser<'a> {
                 self.after_name(n, span)
             }
             _ => Err(self.unexpected("an expression")),
+        }
+    }
+
+    /// `({ s1; ...; e; })`: a GNU statement expression, yielding its last expression.
+    fn stmt_expr(&mut self) -> Result<Ex, SemError> {
+        self.expect("(")?;
+        let span = self.span();
+        let St::Seq(mut body) = self.block()? else {
+            unreachable!("a block is a sequence")
+        };
+        self.expect(")")?;
+        match body.pop() {
+            Some(St::Eval(e, _)) => Ok(Ex::Seq(Box::new(St::Seq(body)), Box::new(e))),
+            Some(St::SetReg(r, e, sp)) => {
+                body.push(St::SetReg(r.clone(), e, sp));
+                Ok(Ex::Seq(Box::new(St::Seq(body)), Box::new(Ex::Reg(r, sp))))
+            }
+            _ => Err(err(
+                span,
+                "a statement expression must end with an expression",
+            )),
         }
     }
 
@@ -624,17 +711,45 @@ impl<'a> Parser<'a> {
                 let (l, v) = (args.next(), args.next());
                 Ex::Xchg(b(l.unwrap_or(Ex::Int(0))), b(v.unwrap_or(Ex::Int(0))), a)
             }
-            "__cmpxchg" | "__atomic_add_unless" | "__try_cmpxchg" => {
+            "__cmpxchg" | "__try_cmpxchg" => {
                 let a = self.annot()?;
                 let mut args = self.args_n(3)?.into_iter().map(Box::new);
                 let mut next = || args.next().unwrap_or(b(Ex::Int(0)));
                 let (x, y, z) = (next(), next(), next());
                 if n == "__cmpxchg" {
                     Ex::CmpXchg(x, y, z, a)
-                } else if n == "__try_cmpxchg" {
-                    Ex::TryCmpXchg(x, y, z, a)
                 } else {
-                    Ex::AddUnless(x, y, z, a)
+                    Ex::TryCmpXchg(x, y, z, a)
+                }
+            }
+            "__atomic_add_unless" | "__atomic_fetch_add_unless" => {
+                let annot = self.annot()?;
+                let mut args = self.args_n(3)?.into_iter().map(Box::new);
+                let mut next = || args.next().unwrap_or(b(Ex::Int(0)));
+                let (loc, add, unless) = (next(), next(), next());
+                Ex::AddUnless {
+                    loc,
+                    add,
+                    guard: Guard::Equals(unless),
+                    yields: if n == "__atomic_add_unless" {
+                        Yield::Added
+                    } else {
+                        Yield::Old
+                    },
+                    annot,
+                }
+            }
+            "__atomic_add_unless_negative" => {
+                let annot = self.annot()?;
+                let mut args = self.args_n(2)?.into_iter().map(Box::new);
+                let mut next = || args.next().unwrap_or(b(Ex::Int(0)));
+                let (loc, add) = (next(), next());
+                Ex::AddUnless {
+                    loc,
+                    add,
+                    guard: Guard::NegativeSum,
+                    yields: Yield::Sum,
+                    annot,
                 }
             }
             "__atomic_op_return" | "__atomic_fetch_op" => {

@@ -2,7 +2,7 @@
 //! are expanded in the caller's scope, then substituted for the formals in the body.
 //! Names that are not formals stay as they are (they are the thread's locals).
 
-use super::ir::{Annot, Ex, St};
+use super::ir::{Annot, Ex, Guard, Loop, St};
 use crate::litmus::ast::Span;
 use crate::sem::SemError;
 use std::collections::HashMap;
@@ -13,7 +13,8 @@ pub struct Defs {
     pub exprs: HashMap<String, (Vec<String>, Ex)>,
     pub stmts: HashMap<String, (Vec<String>, St)>,
     /// Definitions parsed only when first used (the shipped macro file: a test calls a
-    /// handful of its hundred macros, and parsing them all would be most of a small run).
+    /// handful of its hundred macros, and parsing them all would be most of a small run);
+    /// below `exprs` and `stmts`, which hide its names.
     pub lazy: Option<std::sync::Arc<super::defparse::LazyDefs>>,
 }
 
@@ -21,6 +22,8 @@ impl Defs {
     fn expr_macro(&self, name: &str) -> Option<(&[String], &Ex)> {
         match self.exprs.get(name) {
             Some((f, b)) => Some((f, b)),
+            // A name defined here hides the fallback's.
+            None if self.stmts.contains_key(name) => None,
             None => match self.lazy.as_ref()?.get(name)? {
                 super::defparse::Def::Expr(_, f, b) => Some((f, b)),
                 super::defparse::Def::Stmt(..) => None,
@@ -30,6 +33,7 @@ impl Defs {
     fn stmt_macro(&self, name: &str) -> Option<(&[String], &St)> {
         match self.stmts.get(name) {
             Some((f, b)) => Some((f, b)),
+            None if self.exprs.contains_key(name) => None,
             None => match self.lazy.as_ref()?.get(name)? {
                 super::defparse::Def::Stmt(_, f, b) => Some((f, b)),
                 super::defparse::Def::Expr(..) => None,
@@ -40,6 +44,59 @@ impl Defs {
     pub fn defines(&self, name: &str) -> bool {
         self.expr_macro(name).is_some() || self.stmt_macro(name).is_some()
     }
+
+    /// Every defined name, sorted.
+    fn names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self
+            .exprs
+            .keys()
+            .chain(self.stmts.keys())
+            .map(String::as_str)
+            .collect();
+        if let Some(l) = &self.lazy {
+            v.extend(l.names());
+        }
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// "unknown macro" with the defined names closest to `name`.
+    fn unknown(&self, name: &str, hint: &str) -> String {
+        let names = self.names();
+        let mut near: Vec<(usize, &str)> = names
+            .iter()
+            .map(|n| (edit_distance(name, n), *n))
+            .filter(|(d, _)| *d <= 3.max(name.len() / 4))
+            .collect();
+        near.sort_unstable();
+        let near: Vec<String> = near.iter().take(4).map(|(_, n)| format!("`{n}`")).collect();
+        let near = if near.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean {}?", near.join(", "))
+        };
+        format!(
+            "unknown macro `{name}`{hint}{near} ({} primitives are defined; README.md lists them)",
+            names.len()
+        )
+    }
+}
+
+/// Levenshtein distance, for suggestions.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Deeper than this, a macro is taken to call itself.
@@ -165,13 +222,14 @@ impl Defs {
                     self.expr(body, inner)
                 })?,
                 // herd's built-in fallback when no definition is loaded.
-                None if name == "atomic_add_unless" && args.len() == 3 => Ex::AddUnless(
-                    b(&args[0])?,
-                    b(&args[1])?,
-                    b(&args[2])?,
-                    vec![String::new()],
-                ),
-                None => return Err(err(s.at.or(Some(*span)), format!("unknown macro `{name}`"))),
+                None if name == "atomic_add_unless" && args.len() == 3 => Ex::AddUnless {
+                    loc: b(&args[0])?,
+                    add: b(&args[1])?,
+                    guard: Guard::Equals(b(&args[2])?),
+                    yields: super::ir::Yield::Added,
+                    annot: vec![String::new()],
+                },
+                None => return Err(err(s.at.or(Some(*span)), self.unknown(name, ""))),
             },
             Ex::Xchg(l, v, a) => Ex::Xchg(b(l)?, b(v)?, a.clone()),
             Ex::CmpXchg(l, o, n, a) => Ex::CmpXchg(b(l)?, b(o)?, b(n)?, a.clone()),
@@ -196,11 +254,40 @@ impl Defs {
                 fetch: *fetch,
                 annot: annot.clone(),
             },
-            Ex::AddUnless(l, a, u, an) => Ex::AddUnless(b(l)?, b(a)?, b(u)?, an.clone()),
+            Ex::AddUnless {
+                loc,
+                add,
+                guard,
+                yields,
+                annot,
+            } => Ex::AddUnless {
+                loc: b(loc)?,
+                add: b(add)?,
+                guard: match guard {
+                    Guard::Equals(u) => Guard::Equals(b(u)?),
+                    Guard::NegativeSum => Guard::NegativeSum,
+                },
+                yields: *yields,
+                annot: annot.clone(),
+            },
+            Ex::Seq(st, v) => Ex::Seq(Box::new(self.stmt(st, s)?), b(v)?),
+            Ex::Elem(t, i, sp) => Ex::Elem(self.local_name(t, s, *sp)?, b(i)?, *sp),
             Ex::TryLock(l) => Ex::TryLock(b(l)?),
             Ex::IsLocked(l) => Ex::IsLocked(b(l)?),
             Ex::Srcu(l, a) => Ex::Srcu(b(l)?, a.clone()),
         })
+    }
+
+    /// The local a name stands for: a formal bound to a local names that local.
+    fn local_name(&self, t: &str, s: &Scope, sp: Span) -> Result<String, SemError> {
+        match s.frame.and_then(|f| f.get(t)) {
+            None => Ok(t.to_string()),
+            Some(Ex::Reg(r, _)) => Ok(r.clone()),
+            Some(_) => Err(err(
+                s.at.or(Some(sp)),
+                format!("`{t}` is not a local array"),
+            )),
+        }
     }
 
     fn stmt(&self, st: &St, s: &Scope) -> Result<St, SemError> {
@@ -213,16 +300,37 @@ impl Defs {
                     .map(|x| self.stmt(x, s))
                     .collect::<Result<_, _>>()?,
             ),
-            St::If(c, t, f, sp) => St::If(
-                e(c)?,
-                Box::new(self.stmt(t, s)?),
-                f.as_deref()
-                    .map(|f| self.stmt(f, s))
+            St::If {
+                cond,
+                then,
+                els,
+                span,
+                ..
+            } => St::if_(
+                e(cond)?,
+                self.stmt(then, s)?,
+                els.as_deref().map(|f| self.stmt(f, s)).transpose()?,
+                here(span),
+            ),
+            St::Loop(l) => St::Loop(Loop {
+                cond: l.cond.as_ref().map(e).transpose()?,
+                test_first: l.test_first,
+                body: Box::new(self.stmt(&l.body, s)?),
+                step: l
+                    .step
+                    .as_deref()
+                    .map(|st| self.stmt(st, s))
                     .transpose()?
                     .map(Box::new),
-                here(sp),
-            ),
-            St::While(c, body, sp) => St::While(e(c)?, Box::new(self.stmt(body, s)?), here(sp)),
+                ctrl_after: l.ctrl_after,
+                span: here(&l.span),
+            }),
+            St::Break(sp) => St::Break(here(sp)),
+            St::Continue(sp) => St::Continue(here(sp)),
+            St::Return(sp) => St::Return(here(sp)),
+            St::SetElem(t, i, v, sp) => {
+                St::SetElem(self.local_name(t, s, here(sp))?, e(i)?, e(v)?, here(sp))
+            }
             St::Decl(_) | St::Fence(..) => st.clone(),
             St::SetReg(r, v, sp) => {
                 let v = e(v)?;
@@ -257,10 +365,7 @@ impl Defs {
                     } else {
                         ""
                     };
-                    return Err(err(
-                        s.at.or(Some(*span)),
-                        format!("unknown macro `{name}`{hint}"),
-                    ));
+                    return Err(err(s.at.or(Some(*span)), self.unknown(name, hint)));
                 }
             },
         })

@@ -11,14 +11,20 @@
 //! - a register keeps the reads its value came from, plus a *taint*: reads that reached
 //!   the condition of an enclosing `if` when it was written (herd's `ctrl` follows such
 //!   chains through registers);
-//! - `ctrl` reaches only the events inside the branches of an `if`/`while`, not the code
-//!   after it;
+//! - `ctrl` reaches the events inside the branches of an `if`/loop, not the code after
+//!   it (herd), except where the code after it runs only for some outcomes of the test:
+//!   after an `if` one of whose branches may `return`, `break` or `continue`, the code up
+//!   to that exit's target is ctrl-dependent on the test, as if written in the branch
+//!   that falls through; after a spin-wait marked [`Loop::ctrl_after`], the rest of the
+//!   thread is ctrl-dependent on the reads that decided its exit;
+//! - `&&` and `||` evaluate their right operand only when the left one does not decide,
+//!   its accesses ctrl-dependent on the left one's reads (as in `if (a) b`);
 //! - events of one instruction share its instance number (herd's `same-instance`, from
 //!   which stdlib.cat derives `rmw`), and herd's C `po` also contains the `iico` links
 //!   between them (e.g. the read and write of an `xchg`, `LKR` and `LKW` of a lock):
 //!   each link is recorded as `iico_data`/`iico_ctrl` and as an extra `po` pair.
 
-use super::ir::{Annot, Ex, RmwOp, St};
+use super::ir::{Annot, Ex, Exits, Guard, Loop, RmwOp, St, Yield};
 use crate::litmus::ast::{BinOp, Span, UnOp};
 use crate::sem::{Deps, EventData, Kind, Stop, TVal, Tracer, Value};
 use std::collections::BTreeMap;
@@ -107,6 +113,46 @@ impl Default for Reg {
     }
 }
 
+/// How a statement ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Next,
+    Break,
+    Continue,
+    Return,
+}
+
+/// Reads code is ctrl-dependent on: `ctrl` for its events, `taint` for the locals it
+/// writes (see [`Reg`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Ctl {
+    ctrl: Deps,
+    taint: Deps,
+}
+
+impl Ctl {
+    fn union(self, o: Ctl) -> Ctl {
+        Ctl {
+            ctrl: self.ctrl.union(o.ctrl),
+            taint: self.taint.union(o.taint),
+        }
+    }
+    fn minus(self, o: Ctl) -> Ctl {
+        Ctl {
+            ctrl: Deps(self.ctrl.0 & !o.ctrl.0),
+            taint: Deps(self.taint.0 & !o.taint.0),
+        }
+    }
+}
+
+/// What the code of an open loop depends on besides its enclosing branches: the tests
+/// of `if`s that may `break` (to the loop's end) or `continue` (to the iteration's end).
+#[derive(Clone, Copy, Debug, Default)]
+struct LoopCtl {
+    brk: Ctl,
+    cont: Ctl,
+}
+
 /// What the evaluation of a condition met, to derive herd's `ctrl`.
 #[derive(Default)]
 struct CondAcc {
@@ -123,8 +169,17 @@ pub struct Interp<'t, 'a> {
     lkmmv1: bool,
     /// Statement being run, for messages.
     span: Span,
-    /// Taint given to registers written inside the current branches.
+    /// Taint given to registers written here: [`Ctl::taint`] of everything below.
     taint: Deps,
+    /// What the enclosing branches (and loop iterations) depend on.
+    branch: Ctl,
+    /// What the rest of the thread depends on: tests of `if`s that may `return`, exits of
+    /// spin-waits.
+    thread: Ctl,
+    /// Per open loop, innermost last.
+    loops: Vec<LoopCtl>,
+    /// The dependencies in force at the last `break`, for a spin-wait's exit.
+    at_break: Ctl,
     cond: Option<CondAcc>,
     /// Instructions started so far (herd's program-order index, roughly).
     instrs: u32,
@@ -158,6 +213,10 @@ impl<'t, 'a> Interp<'t, 'a> {
             lkmmv1,
             span: Span::default(),
             taint: Deps::NONE,
+            branch: Ctl::default(),
+            thread: Ctl::default(),
+            loops: Vec::new(),
+            at_break: Ctl::default(),
             cond: None,
             instrs: 0,
         }
@@ -199,76 +258,180 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     // ------------------------------------------------------------ statements
 
-    pub fn stmt(&mut self, st: &St) -> R<()> {
+    pub fn stmt(&mut self, st: &St) -> R<Flow> {
         match st {
             St::Seq(v) => {
                 for s in v {
-                    self.stmt(s)?;
+                    let f = self.stmt(s)?;
+                    if f != Flow::Next {
+                        return Ok(f);
+                    }
                 }
-                Ok(())
+                Ok(Flow::Next)
             }
-            St::If(c, then, els, sp) => {
-                self.span = *sp;
-                let (go, ctrl, taint) = self.condition(c)?;
+            St::If {
+                cond,
+                then,
+                els,
+                exits,
+                span,
+            } => {
+                self.span = *span;
+                let (go, ctl) = self.condition(cond)?;
                 let branch = if go { Some(&**then) } else { els.as_deref() };
-                if let Some(b) = branch {
-                    let saved = self.enter(ctrl, taint);
-                    let r = self.stmt(b);
-                    self.leave(saved);
-                    r?;
-                }
-                Ok(())
-            }
-            St::While(c, body, sp) => {
-                let saved = (self.t.ctrl(), self.taint);
-                let mut n = 0;
-                let r = loop {
-                    self.span = *sp;
-                    let (go, ctrl, taint) = self.condition(c)?;
-                    if !go {
-                        break Ok(());
+                let flow = match branch {
+                    Some(b) => {
+                        let saved = self.enter(ctl);
+                        let r = self.stmt(b);
+                        self.leave(saved);
+                        r?
                     }
-                    if n >= self.t.unroll {
-                        break Err(Stop::Cut);
-                    }
-                    // Each iteration lies in the branch of the previous test.
-                    self.enter(ctrl, taint);
-                    if let Err(e) = self.stmt(body) {
-                        break Err(e);
-                    }
-                    n += 1;
+                    None => Flow::Next,
                 };
-                self.leave(saved);
-                r
+                if flow == Flow::Next && exits.any() {
+                    self.fell_through(*exits, ctl);
+                }
+                Ok(flow)
             }
+            St::Loop(l) => {
+                let saved = self.branch;
+                self.loops.push(LoopCtl::default());
+                let r = self.run_loop(l);
+                self.loops.pop();
+                self.branch = saved;
+                let r = r.map(|(flow, exit)| {
+                    if l.ctrl_after {
+                        self.thread = self.thread.union(exit);
+                    }
+                    flow
+                });
+                self.sync();
+                match r? {
+                    Flow::Return => Ok(Flow::Return),
+                    _ => Ok(Flow::Next),
+                }
+            }
+            St::Break(_) => {
+                self.at_break = self.total();
+                Ok(Flow::Break)
+            }
+            St::Continue(_) => Ok(Flow::Continue),
+            St::Return(_) => Ok(Flow::Return),
             _ => {
                 self.begin_instr();
-                self.simple(st)
+                self.simple(st)?;
+                Ok(Flow::Next)
             }
         }
     }
 
-    fn enter(&mut self, ctrl: Deps, taint: Deps) -> (Deps, Deps) {
-        let saved = (self.t.ctrl(), self.taint);
-        self.t.set_ctrl(saved.0.union(ctrl));
-        self.taint = saved.1.union(taint);
+    /// The iterations of a loop, at most `unroll` after the first test (a `do`'s first
+    /// iteration is free): how the loop ended, and the dependencies of that exit.
+    fn run_loop(&mut self, l: &Loop) -> R<(Flow, Ctl)> {
+        let mut n = 0;
+        let mut first = true;
+        loop {
+            if l.test_first || !first {
+                if let Some(c) = &l.cond {
+                    self.span = l.span;
+                    let (go, ctl) = self.condition(c)?;
+                    if !go {
+                        return Ok((Flow::Next, ctl));
+                    }
+                    if n >= self.t.unroll {
+                        return Err(Stop::Cut);
+                    }
+                    // Each iteration lies in the branch of the previous test.
+                    self.branch = self.branch.union(ctl);
+                    self.sync();
+                } else if n >= self.t.unroll {
+                    return Err(Stop::Cut);
+                }
+                n += 1;
+            }
+            first = false;
+            let start = self.total();
+            match self.stmt(&l.body)? {
+                Flow::Break => return Ok((Flow::Break, self.at_break.minus(start))),
+                Flow::Return => return Ok((Flow::Return, Ctl::default())),
+                Flow::Next | Flow::Continue => {}
+            }
+            // A `continue`'s test controls only the rest of its iteration.
+            if let Some(lc) = self.loops.last_mut() {
+                lc.cont = Ctl::default();
+            }
+            self.sync();
+            if let Some(step) = &l.step {
+                self.stmt(step)?;
+            }
+        }
+    }
+
+    /// An `if` that may exit fell through: what runs up to the exit's target depends on
+    /// its test.
+    fn fell_through(&mut self, exits: Exits, ctl: Ctl) {
+        if exits.ret {
+            self.thread = self.thread.union(ctl);
+        }
+        if let Some(lc) = self.loops.last_mut() {
+            if exits.brk {
+                lc.brk = lc.brk.union(ctl);
+            }
+            if exits.cont {
+                lc.cont = lc.cont.union(ctl);
+            }
+        }
+        self.sync();
+    }
+
+    /// Everything the code here depends on.
+    fn total(&self) -> Ctl {
+        self.loops
+            .iter()
+            .fold(self.branch.union(self.thread), |a, l| {
+                a.union(l.brk).union(l.cont)
+            })
+    }
+
+    /// Hand [`Interp::total`] to the tracer (events) and to `taint` (locals).
+    fn sync(&mut self) {
+        let t = self.total();
+        self.t.set_ctrl(t.ctrl);
+        self.taint = t.taint;
+    }
+
+    fn enter(&mut self, ctl: Ctl) -> Ctl {
+        let saved = self.branch;
+        self.branch = saved.union(ctl);
+        self.sync();
         saved
     }
 
-    fn leave(&mut self, saved: (Deps, Deps)) {
-        self.t.set_ctrl(saved.0);
-        self.taint = saved.1;
+    fn leave(&mut self, saved: Ctl) {
+        self.branch = saved;
+        self.sync();
     }
 
-    /// Evaluate a test; returns whether it holds, the reads the branch events are
-    /// ctrl-dependent on, and the taint for registers written in the branch.
-    fn condition(&mut self, c: &Ex) -> R<(bool, Deps, Deps)> {
+    /// Evaluate a test; returns whether it holds, with the reads the branch events are
+    /// ctrl-dependent on and the taint for registers written in the branch.
+    fn condition(&mut self, c: &Ex) -> R<(bool, Ctl)> {
         self.begin_instr();
-        self.cond = Some(CondAcc::default());
+        // A test inside an expression's statement (`({ ... })` in a condition) also
+        // counts for the outer test.
+        let outer = self.cond.replace(CondAcc::default());
         let r = self.expr(c, Port::No);
         let acc = self.cond.take().unwrap_or_default();
+        if let Some(mut o) = outer {
+            o.loads = o.loads.union(acc.loads);
+            o.feed = o.feed.union(acc.feed);
+            self.cond = Some(o);
+        }
         let v = r?;
-        Ok((v.v.is_true(), acc.loads.union(acc.feed), acc.feed))
+        let ctl = Ctl {
+            ctrl: acc.loads.union(acc.feed),
+            taint: acc.feed,
+        };
+        Ok((v.v.is_true(), ctl))
     }
 
     /// A statement other than control flow: one instruction.
@@ -329,7 +492,26 @@ impl<'t, 'a> Interp<'t, 'a> {
                     self.link("iico_data", &v.outs, e);
                 }
             }
-            St::Seq(_) | St::If(..) | St::While(..) => self.stmt(st)?,
+            St::SetElem(t, i, v, sp) => {
+                self.span = *sp;
+                let i = self.expr(i, Port::No)?;
+                let v = self.expr(v, Port::No)?;
+                let name = self.elem(t, &i)?;
+                let reg = Reg {
+                    v: v.v,
+                    deps: v.all().union(i.all()),
+                    taint: v.taint.union(i.taint).union(self.taint),
+                };
+                self.regs.insert(name, reg);
+            }
+            St::Seq(_)
+            | St::If { .. }
+            | St::Loop(_)
+            | St::Break(_)
+            | St::Continue(_)
+            | St::Return(_) => {
+                self.stmt(st)?;
+            }
             St::Call(name, _, span) => {
                 return Err(Stop::error(
                     Some(*span),
@@ -532,6 +714,48 @@ impl<'t, 'a> Interp<'t, 'a> {
                 let v = self.unop(*op, &a)?;
                 Ok(Val { v, ..a })
             }
+            Ex::Bin(op @ (BinOp::LAnd | BinOp::LOr), l, r) => {
+                let l = self.expr(l, port)?;
+                if l.v.is_true() == (*op == BinOp::LOr) {
+                    return Ok(Val {
+                        v: Value::Int(l.v.is_true() as i64),
+                        ..l
+                    });
+                }
+                // The right operand runs only for this outcome of the left one.
+                let ctl = Ctl {
+                    ctrl: l.all().union(l.taint),
+                    taint: l.all().union(l.taint),
+                };
+                let saved = self.enter(ctl);
+                let r = self.expr(r, port);
+                self.leave(saved);
+                let r = r?;
+                let v = Value::Int(r.v.is_true() as i64);
+                Ok(l.join(&r, v))
+            }
+            Ex::Seq(st, e) => {
+                let saved_span = self.span;
+                let flow = self.stmt(st)?;
+                if flow != Flow::Next {
+                    return Err(self.error("`break`, `continue` or `return` out of an expression"));
+                }
+                self.span = saved_span;
+                // What follows in the expression is an instruction of its own.
+                self.begin_instr();
+                self.expr(e, port)
+            }
+            Ex::Elem(t, i, _) => {
+                let i = self.expr(i, Port::No)?;
+                let name = self.elem(t, &i)?;
+                let reg = self.regs.get(&name).copied().unwrap_or_default();
+                if let Some(c) = &mut self.cond {
+                    c.feed = c.feed.union(reg.deps).union(reg.taint);
+                }
+                let mut v = Val::from(reg.v, reg.deps, port).join(&i, reg.v);
+                v.taint = v.taint.union(reg.taint);
+                Ok(v)
+            }
             Ex::Bin(op, l, r) => {
                 let l = self.expr(l, port)?;
                 let r = self.expr(r, port)?;
@@ -580,7 +804,13 @@ impl<'t, 'a> Interp<'t, 'a> {
                 }
                 Ok(v)
             }
-            Ex::AddUnless(loc, add, unless, a) => self.add_unless(loc, add, unless, a),
+            Ex::AddUnless {
+                loc,
+                add,
+                guard,
+                yields,
+                annot,
+            } => self.add_unless(loc, add, guard, *yields, annot),
             Ex::TryLock(loc) => {
                 let l = self.expr(loc, port)?;
                 if self.t.choose(2)? == 0 {
@@ -718,11 +948,22 @@ impl<'t, 'a> Interp<'t, 'a> {
         Ok((e.join(&rv, new), old, w))
     }
 
-    /// `__atomic_add_unless{a}(loc, add, unless)`: adds unless the value read is
-    /// `unless`; yields whether it added.
-    fn add_unless(&mut self, loc: &Ex, add: &Ex, unless: &Ex, a: &Annot) -> R<Val> {
+    /// A conditional add ([`Ex::AddUnless`]): herd's `__atomic_add_unless{a}(loc, add,
+    /// unless)` adds unless the value read is `unless` and yields whether it added; ours
+    /// also yield the value read, or skip a negative sum and yield it.
+    fn add_unless(
+        &mut self,
+        loc: &Ex,
+        add: &Ex,
+        guard: &Guard,
+        yields: Yield,
+        a: &Annot,
+    ) -> R<Val> {
         let l = self.expr(loc, Port::Addr)?;
-        let u = self.expr(unless, Port::No)?;
+        let u = match guard {
+            Guard::Equals(u) => self.expr(u, Port::No)?,
+            Guard::NegativeSum => Val::konst(Value::ZERO),
+        };
         let an = if self.lkmmv1 {
             vec!["once".to_string()]
         } else {
@@ -730,22 +971,63 @@ impl<'t, 'a> Interp<'t, 'a> {
         };
         let r = self.read(&l, &an, true)?;
         let got = self.read_value(r);
-        let added = got != u.v;
+        let old = Val::event(got, r, Port::No);
+        let mut sum = None;
+        let added = match guard {
+            Guard::Equals(_) => got != u.v,
+            Guard::NegativeSum => {
+                let av = self.expr(add, Port::Addr)?;
+                let v = self.rmw_op(RmwOp::Add, &old, &av)?;
+                let neg = v.as_int().is_some_and(|x| x < 0);
+                sum = Some(av.join(&old, v));
+                !neg
+            }
+        };
         if added {
-            let av = self.expr(add, Port::Addr)?;
-            let sum = self.rmw_op(RmwOp::Add, &Val::event(got, r, Port::No), &av)?;
+            let av = match &sum {
+                Some(s) => s.clone(),
+                None => self.expr(add, Port::Addr)?,
+            };
+            let v = match &sum {
+                Some(s) => s.v,
+                None => self.rmw_op(RmwOp::Add, &old, &av)?,
+            };
             let deps = (
                 l.addr.union(av.addr),
                 l.data.union(av.data).union(Deps::one(r)),
             );
-            let w = self.write(&l, sum, deps, &[&l.outs, &av.outs, &[r]], &an, true)?;
+            let w = self.write(&l, v, deps, &[&l.outs, &av.outs, &[r]], &an, true)?;
             self.link("iico_ctrl", &u.outs, w);
             self.t.relate("rmw", r, w);
             if self.lkmmv1 {
                 self.mb_fences(w)?;
             }
         }
-        Ok(Val::event(got, r, Port::No).join(&u, Value::Int(added as i64)))
+        Ok(match yields {
+            Yield::Added => old.join(&u, Value::Int(added as i64)),
+            Yield::Old => old.join(&u, got),
+            Yield::Sum => match sum {
+                Some(s) => s,
+                None => {
+                    let av = self.expr(add, Port::Addr)?;
+                    let v = self.rmw_op(RmwOp::Add, &old, &av)?;
+                    av.join(&old, v)
+                }
+            },
+        })
+    }
+
+    /// The local `t[i]` of a local array, for the value of `i`.
+    fn elem(&self, t: &str, i: &Val) -> R<String> {
+        let name = match i.v {
+            Value::Int(k) => format!("{t}[{k}]"),
+            Value::Addr(_) => return Err(self.bad_value(i, "an address as an array index")),
+        };
+        if self.regs.contains_key(&name) {
+            Ok(name)
+        } else {
+            Err(self.bad_value(i, format!("index out of the bounds of `{t}`")))
+        }
     }
 
     // ------------------------------------------------------------ arithmetic
@@ -796,11 +1078,27 @@ impl<'t, 'a> Interp<'t, 'a> {
             _ => {}
         }
         let (Some(x), Some(y)) = (l.v.as_int(), r.v.as_int()) else {
-            // herd offsets symbolic addresses; without arrays only offset 0 names a location.
-            match (op, l.v, r.v) {
-                (Add | Sub, Value::Addr(_), Value::Int(0)) => return Ok(l.v),
-                (Add, Value::Int(0), Value::Addr(_)) => return Ok(r.v),
-                _ => {}
+            // Pointer arithmetic counts cells of an array, as C counts elements; outside
+            // arrays only offset 0 names a location.
+            let cells = match (op, l.v, r.v) {
+                (Add, Value::Addr(a), Value::Int(k)) | (Add, Value::Int(k), Value::Addr(a)) => {
+                    Some((a, k))
+                }
+                (Sub, Value::Addr(a), Value::Int(k)) => Some((a, k.wrapping_neg())),
+                _ => None,
+            };
+            if let Some((a, k)) = cells {
+                return match self.t.symbols.offset_cells(a, k) {
+                    Some(c) => Ok(Value::Addr(c)),
+                    None => Err(self.bad_value(
+                        if l.v.as_int().is_some() { l } else { r },
+                        format!(
+                            "address `{} {} {k}` is outside every array",
+                            self.t.symbols.name(a),
+                            if op == Add { "+" } else { "-" }
+                        ),
+                    )),
+                };
             }
             let culprit = if l.v.as_int().is_none() { l } else { r };
             return Err(self.bad_value(culprit, "arithmetic on an address"));

@@ -53,25 +53,150 @@ pub enum Ex {
         fetch: bool,
         annot: Annot,
     },
-    /// `__atomic_add_unless{a}(loc, add, unless)`: 1 when it added, else 0.
-    AddUnless(Box<Ex>, Box<Ex>, Box<Ex>, Annot),
+    /// A conditional atomic add (herd's `__atomic_add_unless{a}` and our
+    /// `__atomic_fetch_add_unless{a}`, `__atomic_add_unless_negative{a}`): one atomic read,
+    /// then the write of the sum only when `guard` lets it. Without the write it is a lone
+    /// read tagged as an RMW, like a failed cmpxchg.
+    AddUnless {
+        loc: Box<Ex>,
+        add: Box<Ex>,
+        guard: Guard,
+        yields: Yield,
+        annot: Annot,
+    },
     /// `__trylock(loc)`: 1 when taken, else 0.
     TryLock(Box<Ex>),
     /// `__islocked(loc)`
     IsLocked(Box<Ex>),
     /// `__srcu{a}(loc)` as an expression.
     Srcu(Box<Ex>, Annot),
+    /// A GNU statement expression `({ st; e })`: runs `st`, then yields `e`. Lowering
+    /// makes C's side effects inside expressions into these (`r++`, `x = e` as a value),
+    /// and the spin-wait macros are written with them, as the kernel writes them.
+    Seq(Box<St>, Box<Ex>),
+    /// `t[i]` for a local array `t`: the local `t[i]` for the value of `i` (a global
+    /// array is reached through its address: `*(t + i)`).
+    Elem(String, Box<Ex>, Span),
+}
+
+/// When a conditional add ([`Ex::AddUnless`]) does not write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// The value read equals this one.
+    Equals(Box<Ex>),
+    /// The sum is negative.
+    NegativeSum,
+}
+
+/// What a conditional add yields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    /// 1 when it wrote, else 0.
+    Added,
+    /// The value read.
+    Old,
+    /// The sum, written or not.
+    Sum,
+}
+
+/// What ends a statement early, found before running it: the exits it may take past
+/// its own end (a `break` or `continue` of an enclosing loop, or a `return`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exits {
+    pub brk: bool,
+    pub cont: bool,
+    pub ret: bool,
+}
+
+impl Exits {
+    pub fn any(self) -> bool {
+        self.brk || self.cont || self.ret
+    }
+    fn or(self, o: Exits) -> Exits {
+        Exits {
+            brk: self.brk || o.brk,
+            cont: self.cont || o.cont,
+            ret: self.ret || o.ret,
+        }
+    }
+    /// The exits `st` may take past its end. A loop keeps only its `return`s: its `break`s
+    /// and `continue`s are its own.
+    pub fn of(st: &St) -> Exits {
+        match st {
+            St::Seq(v) => v.iter().fold(Exits::default(), |a, s| a.or(Exits::of(s))),
+            St::If { exits, .. } => *exits,
+            St::Loop(l) => Exits {
+                ret: Exits::of(&l.body).ret || l.step.as_deref().is_some_and(|s| Exits::of(s).ret),
+                ..Exits::default()
+            },
+            St::Break(_) => Exits {
+                brk: true,
+                ..Exits::default()
+            },
+            St::Continue(_) => Exits {
+                cont: true,
+                ..Exits::default()
+            },
+            St::Return(_) => Exits {
+                ret: true,
+                ..Exits::default()
+            },
+            _ => Exits::default(),
+        }
+    }
+}
+
+/// A loop: `while (c) body`, `do body while (c)`, `for (; c; step) body` (the `for`'s
+/// first clause is lowered before the loop). Each iteration lies in the branch of the
+/// test before it (herd's `while`: an iteration's events are ctrl-dependent on every
+/// earlier test), and at most `--unroll` iterations run: a run needing more is cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// The test; `None` (`for (;;)`) always holds.
+    pub cond: Option<Ex>,
+    /// Tested before each iteration (`while`, `for`), or after (`do ... while`).
+    pub test_first: bool,
+    pub body: Box<St>,
+    /// Run after each iteration, `continue`d ones too, before the next test (`for`'s
+    /// third clause).
+    pub step: Option<Box<St>>,
+    /// A spin-wait whose exit orders what follows: everything after the loop is
+    /// ctrl-dependent on the reads that decided the exit (the failing test, or the tests
+    /// around the `break` taken in the last iteration). The kernel relies on this for
+    /// `smp_cond_load_*()` (include/asm-generic/barrier.h); herd's `while` gives code after
+    /// a loop no dependency, so only our spin-wait macros set it.
+    pub ctrl_after: bool,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum St {
     Seq(Vec<St>),
-    If(Ex, Box<St>, Option<Box<St>>, Span),
-    While(Ex, Box<St>, Span),
+    /// `if (c) then else els`; `exits`: what the branches may exit past the `if`
+    /// ([`Exits::of`] of both). When some branch may exit, the code after the `if` up to
+    /// that exit's target runs only for the outcomes of the test that did not exit, so
+    /// it is ctrl-dependent on the test, as if written in the branch that falls through
+    /// (build with [`St::if_`]).
+    If {
+        cond: Ex,
+        then: Box<St>,
+        els: Option<Box<St>>,
+        exits: Exits,
+        span: Span,
+    },
+    Loop(Loop),
+    /// Leave the innermost loop.
+    Break(Span),
+    /// Go to the innermost loop's step and test.
+    Continue(Span),
+    /// End the thread (a returned value is evaluated by a preceding [`St::Eval`]).
+    Return(Span),
     /// `int r;`: no event.
     Decl(String),
     /// `r = e;` (also `int r = e;`).
     SetReg(String, Ex, Span),
+    /// `t[i] = e;` for a local array `t`: the local `t[i]` for the value of `i`.
+    SetElem(String, Ex, Ex, Span),
     /// An expression evaluated for its effects: `(void)e;`.
     Eval(Ex, Span),
     /// A memory write: `*loc = val;` or `__store{a}(loc, val);` (see [`Ex::Load`]).
@@ -87,147 +212,421 @@ pub enum St {
     Call(String, Vec<Ex>, Span),
 }
 
+impl St {
+    /// An `if` with its [`Exits`] computed.
+    pub fn if_(cond: Ex, then: St, els: Option<St>, span: Span) -> St {
+        let exits = els
+            .as_ref()
+            .map_or(Exits::default(), Exits::of)
+            .or(Exits::of(&then));
+        St::If {
+            cond,
+            then: Box::new(then),
+            els: els.map(Box::new),
+            exits,
+            span,
+        }
+    }
+}
+
 /// Why a thread's code cannot be lowered.
 pub type LowerError = (Span, String);
 
 /// Lower a thread's body; macro calls stay as `Call`s.
+///
+/// Block scopes are resolved here: a declaration that shadows a visible local is
+/// renamed (`r#1`), so every name in the result is one local of the thread, and the
+/// thread's outermost locals keep their names for the condition. Side effects inside
+/// expressions become statement expressions ([`Ex::Seq`]) with fresh locals (`%1`, which
+/// no test can name) holding intermediate values.
 pub fn lower_body(body: &[ast::Stmt]) -> Result<St, LowerError> {
-    Ok(St::Seq(
-        body.iter().map(lower_stmt).collect::<Result<_, _>>()?,
-    ))
+    let mut l = Lower {
+        scopes: vec![Vec::new()],
+        declared: Vec::new(),
+        arrays: Vec::new(),
+        fresh: 0,
+        loops: 0,
+    };
+    l.block(body)
 }
 
-fn lower_stmt(s: &ast::Stmt) -> Result<St, LowerError> {
-    use ast::Stmt as S;
-    Ok(match s {
-        S::Decl {
-            name, init: None, ..
-        } => St::Decl(name.clone()),
-        S::Decl {
-            name,
-            init: Some(e),
-            span,
-            ..
-        } => St::SetReg(name.clone(), lower_expr(e, *span)?, *span),
-        S::Expr(e, span) => lower_expr_stmt(e, *span)?,
-        S::If {
-            cond,
-            then,
-            els,
-            span,
-        } => St::If(
-            lower_expr(cond, *span)?,
-            Box::new(lower_block(then)?),
-            els.as_deref().map(lower_block).transpose()?.map(Box::new),
-            *span,
-        ),
-        S::While { cond, body, span } => St::While(
-            lower_expr(cond, *span)?,
-            Box::new(lower_block(body)?),
-            *span,
-        ),
-        S::Block(b) => lower_block(b)?,
-        S::Empty => St::Seq(Vec::new()),
-        S::DoWhile { span, .. } => return Err((*span, unsupported("`do ... while`"))),
-        S::For { span, .. } => return Err((*span, unsupported("`for`"))),
-        S::Break(span) => return Err((*span, unsupported("`break`"))),
-        S::Continue(span) => return Err((*span, unsupported("`continue`"))),
-        S::Return(_, span) => return Err((*span, unsupported("`return`"))),
-    })
+struct Lower {
+    /// Per open block, its declarations: (name as written, name in the IR).
+    scopes: Vec<Vec<(String, String)>>,
+    /// Every IR name declared so far, to pick fresh names for shadowing ones.
+    declared: Vec<String>,
+    /// Local arrays (IR name, length).
+    arrays: Vec<(String, usize)>,
+    fresh: u32,
+    /// Loops open around the statement being lowered (for `break`/`continue`).
+    loops: u32,
 }
 
-fn unsupported(what: &str) -> String {
-    format!("{what} is not part of herd's C dialect (only if/else and while)")
+/// `int[2]`: an array type's element type and length.
+pub fn array_type(ty: &str) -> Option<(&str, usize)> {
+    let (elem, n) = ty.strip_suffix(']')?.rsplit_once('[')?;
+    Some((elem.trim_end(), n.trim().parse().ok()?))
 }
 
-fn lower_block(b: &[ast::Stmt]) -> Result<St, LowerError> {
-    Ok(St::Seq(b.iter().map(lower_stmt).collect::<Result<_, _>>()?))
-}
+impl Lower {
+    /// The IR name of `name` as seen here.
+    fn resolve(&self, name: &str) -> String {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _)| n == name)
+            .map_or_else(|| name.to_string(), |(_, ir)| ir.clone())
+    }
 
-/// An expression statement: assignments, statement-macro calls, or an expression
-/// evaluated for its effects.
-fn lower_expr_stmt(e: &ast::Expr, span: Span) -> Result<St, LowerError> {
-    use ast::Expr as E;
-    Ok(match e {
-        E::Assign { op, lhs, rhs } => {
-            let rhs = lower_expr(rhs, span)?;
-            let value = |cur: Ex| match op {
-                None => rhs.clone(),
-                Some(op) => Ex::Bin(*op, Box::new(cur), Box::new(rhs.clone())),
-            };
-            match &**lhs {
-                E::Var(r, s) => St::SetReg(r.clone(), value(Ex::Reg(r.clone(), *s)), span),
-                E::Unary(UnOp::Deref, a) => {
-                    let addr = lower_expr(a, span)?;
-                    let v = value(Ex::Load(Box::new(addr.clone()), Vec::new()));
-                    St::Store(addr, v, Vec::new(), span)
+    fn declare(&mut self, name: &str) -> String {
+        let visible = self.scopes.iter().flatten().any(|(n, _)| n == name);
+        let ir = if visible || (self.scopes.len() > 1 && self.declared.iter().any(|d| d == name)) {
+            let mut k = 1;
+            while self.declared.contains(&format!("{name}#{k}")) {
+                k += 1;
+            }
+            format!("{name}#{k}")
+        } else {
+            name.to_string()
+        };
+        self.declared.push(ir.clone());
+        if let Some(s) = self.scopes.last_mut() {
+            s.push((name.to_string(), ir.clone()));
+        }
+        ir
+    }
+
+    fn temp(&mut self) -> String {
+        self.fresh += 1;
+        format!("%{}", self.fresh)
+    }
+
+    fn array_len(&self, ir: &str) -> Option<usize> {
+        self.arrays.iter().find(|(n, _)| n == ir).map(|a| a.1)
+    }
+
+    /// A block: its own scope.
+    fn block(&mut self, b: &[ast::Stmt]) -> Result<St, LowerError> {
+        self.scopes.push(Vec::new());
+        let r = b.iter().map(|s| self.stmt(s)).collect::<Result<_, _>>();
+        self.scopes.pop();
+        Ok(St::Seq(r?))
+    }
+
+    fn in_loop<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.loops += 1;
+        let r = f(self);
+        self.loops -= 1;
+        r
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt) -> Result<St, LowerError> {
+        use ast::Stmt as S;
+        Ok(match s {
+            S::Decl {
+                ty,
+                name,
+                init,
+                span,
+            } => {
+                // The initial value is computed before the name is in scope.
+                let v = init.as_ref().map(|e| self.expr(e, *span)).transpose()?;
+                let ir = self.declare(name);
+                match (array_type(ty), v) {
+                    (Some((_, n)), None) => {
+                        self.arrays.push((ir.clone(), n));
+                        St::Seq(
+                            (0..n)
+                                .map(|i| St::SetReg(format!("{ir}[{i}]"), Ex::Int(0), *span))
+                                .collect(),
+                        )
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err((*span, "local array initialisers are not supported".into()));
+                    }
+                    (None, None) => St::Decl(ir),
+                    (None, Some(v)) => St::SetReg(ir, v, *span),
                 }
-                _ => return Err((span, "unsupported assignment target".into())),
             }
+            S::Expr(e, span) => self.expr_stmt(e, *span)?,
+            S::If {
+                cond,
+                then,
+                els,
+                span,
+            } => {
+                let c = self.expr(cond, *span)?;
+                let t = self.block(then)?;
+                let e = els.as_deref().map(|b| self.block(b)).transpose()?;
+                St::if_(c, t, e, *span)
+            }
+            S::While { cond, body, span } => {
+                let cond = Some(self.expr(cond, *span)?);
+                let body = self.in_loop(|l| l.block(body))?;
+                St::Loop(Loop {
+                    cond,
+                    test_first: true,
+                    body: Box::new(body),
+                    step: None,
+                    ctrl_after: false,
+                    span: *span,
+                })
+            }
+            S::DoWhile { body, cond, span } => {
+                let body = self.in_loop(|l| l.block(body))?;
+                St::Loop(Loop {
+                    cond: Some(self.expr(cond, *span)?),
+                    test_first: false,
+                    body: Box::new(body),
+                    step: None,
+                    ctrl_after: false,
+                    span: *span,
+                })
+            }
+            S::For {
+                init,
+                cond,
+                step,
+                body,
+                span,
+            } => {
+                // `for (int i = 0; ...)`: `i` is scoped to the loop.
+                self.scopes.push(Vec::new());
+                let r = (|| {
+                    let init = init.as_deref().map(|s| self.stmt(s)).transpose()?;
+                    let cond = cond.as_ref().map(|c| self.expr(c, *span)).transpose()?;
+                    let step = step
+                        .as_ref()
+                        .map(|e| self.expr_stmt(e, *span))
+                        .transpose()?;
+                    let body = self.in_loop(|l| l.block(body))?;
+                    let lp = St::Loop(Loop {
+                        cond,
+                        test_first: true,
+                        body: Box::new(body),
+                        step: step.map(Box::new),
+                        ctrl_after: false,
+                        span: *span,
+                    });
+                    Ok(St::Seq(init.into_iter().chain([lp]).collect()))
+                })();
+                self.scopes.pop();
+                r?
+            }
+            S::Block(b) => self.block(b)?,
+            S::Empty => St::Seq(Vec::new()),
+            S::Break(span) | S::Continue(span) if self.loops == 0 => {
+                let what = if matches!(s, S::Break(_)) {
+                    "break"
+                } else {
+                    "continue"
+                };
+                return Err((*span, format!("`{what}` outside a loop")));
+            }
+            S::Break(span) => St::Break(*span),
+            S::Continue(span) => St::Continue(*span),
+            S::Return(None, span) => St::Return(*span),
+            S::Return(Some(e), span) => St::Seq(vec![
+                St::Eval(self.expr(e, *span)?, *span),
+                St::Return(*span),
+            ]),
+        })
+    }
+
+    /// An expression statement: assignments, statement-macro calls, or an expression
+    /// evaluated for its effects.
+    fn expr_stmt(&mut self, e: &ast::Expr, span: Span) -> Result<St, LowerError> {
+        use ast::Expr as E;
+        Ok(match e {
+            E::Assign { op, lhs, rhs } => self.assign(*op, lhs, rhs, span)?.0,
+            E::Unary(op @ (UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec), a) => {
+                self.assign(Some(step_op(*op)), a, &E::Int(1), span)?.0
+            }
+            // herd parses `f(...);` as a call of a statement macro.
+            E::Call { name, args, span } => St::Call(name.clone(), self.args(args, *span)?, *span),
+            E::Cast(_, e) => St::Eval(self.expr(e, span)?, span),
+            _ => St::Eval(self.expr(e, span)?, span),
+        })
+    }
+
+    fn args(&mut self, args: &[ast::Expr], span: Span) -> Result<Vec<Ex>, LowerError> {
+        args.iter().map(|a| self.expr(a, span)).collect()
+    }
+
+    /// `lhs = rhs` or `lhs op= rhs`: the statement, and an expression reading the value
+    /// assigned afterwards (no second access to memory: a memory target's value is kept
+    /// in a fresh local).
+    fn assign(
+        &mut self,
+        op: Option<BinOp>,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Result<(St, Ex), LowerError> {
+        use ast::Expr as E;
+        let rhs = self.expr(rhs, span)?;
+        let value = |cur: Ex| match op {
+            None => rhs.clone(),
+            Some(op) => Ex::Bin(op, Box::new(cur), Box::new(rhs.clone())),
+        };
+        Ok(match lhs {
+            E::Var(r, s) if self.array_len(&self.resolve(r)).is_none() => {
+                let r = self.resolve(r);
+                let st = St::SetReg(r.clone(), value(Ex::Reg(r.clone(), *s)), span);
+                (st, Ex::Reg(r, *s))
+            }
+            E::Index(a, i) if self.local_array(a).is_some() => {
+                let t = self.local_array(a).unwrap_or_default();
+                let i = self.expr(i, span)?;
+                // The index is computed once.
+                let k = self.temp();
+                let ki = Ex::Reg(k.clone(), span);
+                let cur = Ex::Elem(t.clone(), Box::new(ki.clone()), span);
+                let v = self.temp();
+                let st = St::Seq(vec![
+                    St::SetReg(k, i, span),
+                    St::SetReg(v.clone(), value(cur), span),
+                    St::SetElem(t, ki, Ex::Reg(v.clone(), span), span),
+                ]);
+                (st, Ex::Reg(v, span))
+            }
+            E::Unary(UnOp::Deref, _) | E::Index(..) => {
+                let addr = self.address(lhs, span)?;
+                // A computed address is computed once.
+                let (pre, addr) = match addr {
+                    a @ (Ex::Reg(..) | Ex::Int(_)) => (None, a),
+                    a => {
+                        let p = self.temp();
+                        (Some(St::SetReg(p.clone(), a, span)), Ex::Reg(p, span))
+                    }
+                };
+                let v = self.temp();
+                let cur = Ex::Load(Box::new(addr.clone()), Vec::new());
+                let st: Vec<St> = pre
+                    .into_iter()
+                    .chain([
+                        St::SetReg(v.clone(), value(cur), span),
+                        St::Store(addr, Ex::Reg(v.clone(), span), Vec::new(), span),
+                    ])
+                    .collect();
+                (St::Seq(st), Ex::Reg(v, span))
+            }
+            _ => return Err((span, "unsupported assignment target".into())),
+        })
+    }
+
+    /// `a` when it names a local array: its IR name.
+    fn local_array(&self, a: &ast::Expr) -> Option<String> {
+        match a {
+            ast::Expr::Var(n, _) => {
+                let ir = self.resolve(n);
+                self.array_len(&ir).map(|_| ir)
+            }
+            _ => None,
         }
-        E::Unary(op @ (UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec), a) => {
-            let bop = if matches!(op, UnOp::PreInc | UnOp::PostInc) {
-                BinOp::Add
-            } else {
-                BinOp::Sub
-            };
-            let one = Box::new(E::Int(1));
-            let assign = E::Assign {
-                op: Some(bop),
-                lhs: a.clone(),
-                rhs: one,
-            };
-            lower_expr_stmt(&assign, span)?
+    }
+
+    /// The address a memory lvalue (`*p`, `p[i]`) names.
+    fn address(&mut self, lv: &ast::Expr, span: Span) -> Result<Ex, LowerError> {
+        use ast::Expr as E;
+        match lv {
+            E::Unary(UnOp::Deref, a) => self.expr(a, span),
+            // `p[i]` is `*(p + i)`.
+            E::Index(p, i) => Ok(Ex::Bin(
+                BinOp::Add,
+                Box::new(self.expr(p, span)?),
+                Box::new(self.expr(i, span)?),
+            )),
+            _ => Err((span, "not an lvalue".into())),
         }
-        // herd parses `f(...);` as a call of a statement macro.
-        E::Call { name, args, span } => St::Call(name.clone(), lower_args(args, *span)?, *span),
-        E::Cast(_, e) => St::Eval(lower_expr(e, span)?, span),
-        _ => St::Eval(lower_expr(e, span)?, span),
-    })
+    }
+
+    /// `span` locates the enclosing statement, for expressions without a span of their own.
+    fn expr(&mut self, e: &ast::Expr, span: Span) -> Result<Ex, LowerError> {
+        use ast::Expr as E;
+        Ok(match e {
+            E::Int(i) => Ex::Int(*i),
+            E::Var(r, s) => {
+                let ir = self.resolve(r);
+                if self.array_len(&ir).is_some() {
+                    return Err((*s, format!("the local array `{r}` is only usable indexed")));
+                }
+                Ex::Reg(ir, *s)
+            }
+            E::Call { name, args, span } => Ex::Call(name.clone(), self.args(args, *span)?, *span),
+            E::Unary(UnOp::Deref, a) => Ex::Load(Box::new(self.expr(a, span)?), Vec::new()),
+            E::Unary(UnOp::AddrOf, a) => match &**a {
+                // `&*e` is `e`; `&p[i]` is `p + i`.
+                E::Unary(UnOp::Deref, inner) => self.expr(inner, span)?,
+                E::Index(..) if self.local_array(a).is_none() => self.address(a, span)?,
+                // A local's address, for try_cmpxchg's `&old`.
+                E::Var(r, s) => Ex::LocalAddr(self.resolve(r), *s),
+                _ => {
+                    return Err((
+                        span,
+                        "address-of (`&`) is not supported here: only `&local`, `&*p` and `&p[i]`"
+                            .into(),
+                    ));
+                }
+            },
+            E::Unary(op @ (UnOp::Neg | UnOp::Not | UnOp::BitNot), a) => {
+                Ex::Un(*op, Box::new(self.expr(a, span)?))
+            }
+            E::Unary(op @ (UnOp::PreInc | UnOp::PreDec), a) => {
+                let (st, v) = self.assign(Some(step_op(*op)), a, &E::Int(1), span)?;
+                Ex::Seq(Box::new(st), Box::new(v))
+            }
+            E::Unary(op @ (UnOp::PostInc | UnOp::PostDec), a) => {
+                // The old value, kept before the update.
+                let old = self.temp();
+                let read = self.expr(a, span)?;
+                let keep = St::SetReg(old.clone(), read, span);
+                let old_e = E::Var(old.clone(), span);
+                let bump = E::Binary(
+                    if *op == UnOp::PostInc {
+                        BinOp::Add
+                    } else {
+                        BinOp::Sub
+                    },
+                    Box::new(old_e),
+                    Box::new(E::Int(1)),
+                );
+                let (st, _) = self.assign(None, a, &bump, span)?;
+                Ex::Seq(
+                    Box::new(St::Seq(vec![keep, st])),
+                    Box::new(Ex::Reg(old, span)),
+                )
+            }
+            E::Binary(op, l, r) => Ex::Bin(
+                *op,
+                Box::new(self.expr(l, span)?),
+                Box::new(self.expr(r, span)?),
+            ),
+            E::Cast(_, e) => self.expr(e, span)?,
+            E::Cond(c, t, f) => Ex::Cond(
+                Box::new(self.expr(c, span)?),
+                Box::new(self.expr(t, span)?),
+                Box::new(self.expr(f, span)?),
+            ),
+            E::Assign { op, lhs, rhs } => {
+                let (st, v) = self.assign(*op, lhs, rhs, span)?;
+                Ex::Seq(Box::new(st), Box::new(v))
+            }
+            E::Index(a, i) => match self.local_array(a) {
+                Some(t) => Ex::Elem(t, Box::new(self.expr(i, span)?), span),
+                None => Ex::Load(Box::new(self.address(e, span)?), Vec::new()),
+            },
+            E::Field { .. } => return Err((span, "struct fields are not supported".into())),
+        })
+    }
 }
 
-fn lower_args(args: &[ast::Expr], span: Span) -> Result<Vec<Ex>, LowerError> {
-    args.iter().map(|a| lower_expr(a, span)).collect()
-}
-
-/// `span` locates the enclosing statement, for expressions without a span of their own.
-fn lower_expr(e: &ast::Expr, span: Span) -> Result<Ex, LowerError> {
-    use ast::Expr as E;
-    let b = |e: &ast::Expr| lower_expr(e, span).map(Box::new);
-    Ok(match e {
-        E::Int(i) => Ex::Int(*i),
-        E::Var(r, s) => Ex::Reg(r.clone(), *s),
-        E::Call { name, args, span } => Ex::Call(name.clone(), lower_args(args, *span)?, *span),
-        E::Unary(UnOp::Deref, a) => Ex::Load(b(a)?, Vec::new()),
-        E::Unary(UnOp::AddrOf, a) => match &**a {
-            // `&*e` is `e`; herd's C has no other address-of.
-            E::Unary(UnOp::Deref, inner) => lower_expr(inner, span)?,
-            // A local's address, for try_cmpxchg's `&old`.
-            E::Var(r, s) => Ex::LocalAddr(r.clone(), *s),
-            _ => {
-                return Err((
-                    span,
-                    "address-of (`&`) is not supported in thread code".into(),
-                ));
-            }
-        },
-        E::Unary(op @ (UnOp::Neg | UnOp::Not | UnOp::BitNot), a) => Ex::Un(*op, b(a)?),
-        E::Unary(_, _) => {
-            return Err((
-                span,
-                "`++`/`--` inside an expression is not supported".into(),
-            ));
-        }
-        E::Binary(op, l, r) => Ex::Bin(*op, b(l)?, b(r)?),
-        E::Cast(_, e) => lower_expr(e, span)?,
-        E::Cond(c, t, f) => Ex::Cond(b(c)?, b(t)?, b(f)?),
-        E::Assign { .. } => {
-            return Err((
-                span,
-                "assignment inside an expression is not supported".into(),
-            ));
-        }
-        E::Index(..) => return Err((span, "array indexing is not supported".into())),
-        E::Field { .. } => return Err((span, "struct fields are not supported".into())),
-    })
+/// The operator of `++`/`--`.
+fn step_op(op: UnOp) -> BinOp {
+    if matches!(op, UnOp::PreInc | UnOp::PostInc) {
+        BinOp::Add
+    } else {
+        BinOp::Sub
+    }
 }

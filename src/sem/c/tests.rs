@@ -470,7 +470,7 @@ fn unknown_calls_are_errors_with_their_position() {
     match c.runs(0).pop() {
         Some(Err(Stop::Error(e))) => {
             assert!(e.msg.contains("frobnicate"), "{}", e.msg);
-            assert_eq!(e.span.map(|s| s.line), Some(5));
+            assert_eq!(e.span.map(|s| s.line), Some(4));
         }
         other => panic!("expected an error, got {other:?}"),
     }
@@ -670,4 +670,224 @@ fn shipped_macros_parsed_on_demand_equal_the_whole_file_parsed() {
     }
     assert_eq!(seen, eager.defs.exprs.len() + eager.defs.stmts.len());
     assert!(lazy.defines("READ_ONCE") && !lazy.defines("NO_SUCH_MACRO"));
+}
+
+#[test]
+fn code_after_an_if_that_returns_depends_on_its_test() {
+    let c = Case::new(&test_src(
+        "P0(int *x, int *y, int *z) { int r0; r0 = READ_ONCE(*x); \
+         if (!r0) return; WRITE_ONCE(*y, 1); if (r0 == 5) { WRITE_ONCE(*z, 1); } \
+         else { WRITE_ONCE(*z, 2); } WRITE_ONCE(*y, 2); }",
+    ));
+    let rs = ok_runs(c.runs(0));
+    // x = 0 returns before any write.
+    assert_eq!(rs[0].events.len(), 1);
+    // x = 1: both writes of y and the else-branch write of z depend on the read.
+    assert_eq!(rs[1].events.len(), 4);
+    assert_eq!(rel(&rs[1], "ctrl"), [(0, 1), (0, 2), (0, 3)]);
+}
+
+#[test]
+fn code_after_an_if_whose_branches_fall_through_does_not() {
+    let c = Case::new(&test_src(
+        "P0(int *x, int *y) { int r0; r0 = READ_ONCE(*x); \
+         if (r0) { WRITE_ONCE(*y, 1); } else { WRITE_ONCE(*y, 2); } WRITE_ONCE(*x, 3); }",
+    ));
+    for x in ok_runs(c.runs(0)) {
+        assert_eq!(rel(&x, "ctrl"), [(0, 1)]);
+    }
+}
+
+#[test]
+fn break_and_continue_scope_their_dependencies() {
+    // The write after `if (..) break;` depends on it; the write after the loop does not.
+    let c = Case::new(&test_src(
+        "P0(int *x, int *y, int *z) { int r0; for (int i = 0; i < 1; i++) { \
+         r0 = READ_ONCE(*x); if (r0 == 0) break; WRITE_ONCE(*y, 1); } WRITE_ONCE(*z, 1); }",
+    ));
+    let rs = ok_runs(c.runs(0));
+    assert_eq!(rs.len(), 2);
+    assert!(rel(&rs[0], "ctrl").is_empty(), "broke out: z only");
+    assert_eq!(rel(&rs[1], "ctrl"), [(0, 1)]);
+    // `continue` skips the rest of its iteration only.
+    let c = Case::new(&test_src(
+        "P0(int *x, int *y) { int r0; int n = 0; do { n++; r0 = READ_ONCE(*x); \
+         if (r0) continue; WRITE_ONCE(*y, n); } while (n < 2); }",
+    ));
+    let rs = ok_runs(c.runs(0));
+    // Reads 0,0 | 0,1 | 1,0 | 1,1: the writes are the iterations reading 0.
+    let writes: Vec<usize> = rs
+        .iter()
+        .map(|x| x.events.iter().filter(|e| e.kind == Kind::Write).count())
+        .collect();
+    assert_eq!(writes, [2, 1, 1, 0]);
+    // In 0,0 each write depends on its own iteration's read only: the next iteration
+    // runs whichever way the `continue` test went.
+    assert_eq!(rel(&rs[0], "ctrl"), [(0, 1), (2, 3)]);
+}
+
+#[test]
+fn spin_waits_order_what_follows_and_plain_loops_do_not() {
+    let wait = Case::new(&test_src(
+        "P0(int *x, int *y) { int r0; r0 = smp_cond_load_relaxed(x, VAL != 0); \
+         WRITE_ONCE(*y, 1); }",
+    ));
+    let rs = ok_runs(wait.runs(0).into_iter().filter(|r| r.is_ok()).collect());
+    // Reads 0,1 then the write | 1 then the write.
+    let last = |x: &ThreadExec| x.events.len() - 1;
+    for x in &rs {
+        let read = last(x) - 1;
+        assert!(rel(x, "ctrl").contains(&(read as u32, last(x) as u32)));
+    }
+    let plain = Case::new(&test_src(
+        "P0(int *x, int *y) { int r0; for (;;) { r0 = READ_ONCE(*x); if (r0) break; } \
+         WRITE_ONCE(*y, 1); }",
+    ));
+    for x in ok_runs(plain.runs(0).into_iter().filter(|r| r.is_ok()).collect()) {
+        let w = (x.events.len() - 1) as u32;
+        assert!(rel(&x, "ctrl").iter().all(|&(_, b)| b != w), "{:?}", x.rels);
+    }
+}
+
+#[test]
+fn and_or_evaluate_their_right_operand_only_when_needed() {
+    let c = Case::new(&test_src(
+        "P0(int *x, int *y, int *z) { int r0; r0 = READ_ONCE(*x) && READ_ONCE(*y); \
+         if (READ_ONCE(*z) || READ_ONCE(*y)) r0 = r0 + 2; }",
+    ));
+    let rs = ok_runs(c.runs(0));
+    for x in &rs {
+        let reads = x.events.iter().filter(|e| e.kind == Kind::Read).count();
+        let x_read = x.events[0].val == Some(Value::Int(1));
+        let z_at = if x_read { 2 } else { 1 };
+        let z_read = x.events[z_at].val == Some(Value::Int(1));
+        assert_eq!(reads, 2 + x_read as usize + !z_read as usize);
+    }
+    // The right operand's read is ctrl-dependent on the left one's.
+    let both = rs.iter().find(|x| x.events.len() == 4).unwrap();
+    assert!(rel(both, "ctrl").contains(&(0, 1)));
+}
+
+#[test]
+fn increments_and_assignments_inside_expressions() {
+    let c = Case::new(&test_src(
+        "P0(int *x) { int a = 1; int b; int c; b = a++ + ++a; c = (a += 2) * 10 + a--; \
+         *x += 5; (*x)++; }",
+    ));
+    let x = c.only_run(0);
+    assert_eq!(reg(&x, "b"), Value::Int(4));
+    assert_eq!(reg(&x, "c"), Value::Int(55));
+    assert_eq!(reg(&x, "a"), Value::Int(4));
+    // Two reads and two writes of x, each write's value from the read before it.
+    let kinds: Vec<Kind> = x.events.iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [Kind::Read, Kind::Write, Kind::Read, Kind::Write]);
+    assert_eq!(rel(&x, "data"), [(0, 1), (2, 3)]);
+}
+
+#[test]
+fn block_scopes_rename_shadowing_locals() {
+    let c = Case::new(&test_src(
+        "P0(int *x) { int k = 1; { int k = 5; WRITE_ONCE(*x, k); } WRITE_ONCE(*x, k); }",
+    ));
+    let x = c.only_run(0);
+    assert_eq!(x.events[0].val, Some(Value::Int(5)));
+    assert_eq!(x.events[1].val, Some(Value::Int(1)));
+    assert_eq!(reg(&x, "k"), Value::Int(1));
+    assert_eq!(reg(&x, "k#1"), Value::Int(5));
+}
+
+#[test]
+fn arrays_index_cells_and_locals() {
+    let c = Case::new(
+        "C t\n{ int t[3]; }\nP0(int *t) { int a[2]; int i = 1; a[i] = 7; \
+         WRITE_ONCE(t[i + 1], a[1]); WRITE_ONCE(*(t + 1), 3); }\nexists (0:i=0)\n",
+    );
+    let mut c = c;
+    c.symbols = Symbols::default();
+    c.symbols.intern_array("t", 3, 4);
+    c.dom = Dom(vec![vec![Value::Int(0)]; c.symbols.len()]);
+    let x = c.only_run(0);
+    assert_eq!(x.events[0].loc, c.loc("t[2]"));
+    assert_eq!(x.events[0].val, Some(Value::Int(7)));
+    assert_eq!(x.events[1].loc, c.loc("t[1]"));
+    // Past the end is an error, as is indexing a local out of its bounds.
+    let mut bad =
+        Case::new("C t\n{ int t[2]; }\nP0(int *t) { WRITE_ONCE(t[2], 1); }\nexists (0:r0=0)\n");
+    bad.symbols = Symbols::default();
+    bad.symbols.intern_array("t", 2, 4);
+    assert!(matches!(bad.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("outside")));
+    let bad = Case::new(&test_src("P0(int *x) { int a[2]; int r0; r0 = a[2]; }"));
+    assert!(matches!(bad.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("bounds")));
+}
+
+#[test]
+fn conditional_adds_write_only_when_they_add() {
+    let c = Case::new(&test_src(
+        "P0(atomic_t *x) { int r0; int r1; r0 = atomic_fetch_add_unless(x, 1, 1); \
+         r1 = atomic_dec_if_positive(x); }",
+    ))
+    .domain("x", &["0", "1"]);
+    for x in ok_runs(c.runs(0)) {
+        let v0 = x.events[0].val.unwrap();
+        assert_eq!(reg(&x, "r0"), v0, "fetch_add_unless yields the value read");
+        let added = v0 == Value::Int(0);
+        assert_eq!(x.events.len() > 1 && x.events[1].kind == Kind::Write, added);
+        let second = if added { 2 } else { 1 };
+        let v1 = x.events[second].val.unwrap().as_int().unwrap();
+        assert_eq!(reg(&x, "r1"), Value::Int(v1 - 1));
+        assert_eq!(
+            x.events.len() > second + 1,
+            v1 >= 1,
+            "writes only a non-negative result"
+        );
+        assert!(tags(&x.events[second]).contains(&"RMW"));
+    }
+}
+
+#[test]
+fn kernel_variants_of_every_family_are_defined() {
+    let m = Macros::lkmm();
+    for name in [
+        "atomic_long_inc",
+        "atomic64_fetch_add_acquire",
+        "atomic_long_try_cmpxchg_acquire",
+        "atomic64_dec_and_test",
+        "atomic_long_add_negative_release",
+        "atomic64_inc_not_zero",
+        "atomic_long_fetch_add_unless",
+        "atomic64_dec_if_positive",
+        "cmpxchg64_relaxed",
+        "try_cmpxchg64_release",
+        "smp_cond_load_acquire",
+        "atomic_long_cond_read_relaxed",
+        "smp_acquire__after_ctrl_dep",
+        "spin_lock_irqsave",
+        "spin_unlock_irqrestore",
+        "raw_spin_trylock",
+        "arch_spin_is_locked",
+        "likely",
+    ] {
+        assert!(m.defines(name), "{name}");
+    }
+}
+
+#[test]
+fn an_unknown_call_names_the_closest_primitives() {
+    let c = Case::new(&test_src(
+        "P0(atomic_long_t *x) {\n  atomic_long_incc(x);\n}",
+    ));
+    let Some(Err(Stop::Error(e))) = c.runs(0).pop() else {
+        panic!("expected an error")
+    };
+    assert_eq!(e.span.map(|s| s.line), Some(4));
+    assert!(e.msg.contains("`atomic_long_inc`"), "{}", e.msg);
+    assert!(e.msg.contains("primitives are defined"), "{}", e.msg);
+}
+
+#[test]
+fn break_outside_a_loop_is_an_error() {
+    let c = Case::new(&test_src("P0(int *x) { break; }"));
+    assert!(
+        matches!(c.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("outside a loop"))
+    );
 }
