@@ -1,0 +1,206 @@
+//! The kernel's code as the kernel writes it (`litmus/kernel/`): each test written with
+//! the constructs and primitives herd7's C lacks (`for`, `break`, `return`, `&&`,
+//! `atomic_long_*`, `try_cmpxchg64`, `smp_cond_load_acquire`, ...) has a hand expansion
+//! into herd's dialect beside it (`X.herd.litmus`), and `litmus/kernel/herd7-pairs.jsonl`
+//! records herd7 7.58's answer on the expansion (at the `--unroll` given there). Our
+//! answer on the kernel-style test must be herd7's on the expansion: same final states,
+//! witness counts, verdict and loop cut-off; so must our answer on the expansion.
+//! With the kernel's official model files present (`tools/memory-model`, see
+//! [`official_dir`]), the kernel-style tests are judged under them too.
+
+mod common;
+use common::{norm, root};
+
+use litmus::litmus::ast::Test;
+use litmus::litmus::parse_file;
+use litmus::model::{self, Loaded, Request, load_files};
+use litmus::outcome::{Options, judge};
+use litmus::report::herd;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// One recorded pair: herd7's answer on `expansion` at `unroll`, for `file`.
+struct Pair {
+    file: String,
+    expansion: String,
+    unroll: u32,
+    states: BTreeSet<String>,
+    observation: String,
+    pos: usize,
+    neg: usize,
+    cut: bool,
+}
+
+fn pairs() -> Vec<Pair> {
+    let text = std::fs::read_to_string(root().join("litmus/kernel/herd7-pairs.jsonl")).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            let n = |k: &str| v[k].as_u64().unwrap();
+            Pair {
+                file: s("file"),
+                expansion: s("expansion"),
+                unroll: n("unroll") as u32,
+                states: v["states"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|s| norm(s.as_str().unwrap()))
+                    .collect(),
+                observation: s("observation"),
+                pos: n("pos") as usize,
+                neg: n("neg") as usize,
+                cut: v["loop"].as_bool().unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// What we answer on `t` under `m`, in herd7's terms.
+fn ours(t: &Test, m: &Loaded, unroll: u32) -> (BTreeSet<String>, String, usize, usize, bool) {
+    let opts = Options {
+        unroll,
+        ..Options::default()
+    };
+    let j = judge(t, &m.model, m.macros.as_ref(), &opts).unwrap();
+    let states = j
+        .states
+        .iter()
+        .map(|s| norm(&herd::show_state(&j, s)))
+        .collect();
+    let (pos, neg) = j.witnesses();
+    (states, j.observation().to_string(), pos, neg, j.cut)
+}
+
+fn disagreement(
+    what: &str,
+    p: &Pair,
+    got: &(BTreeSet<String>, String, usize, usize, bool),
+) -> Option<String> {
+    let want = (&p.states, &p.observation, p.pos, p.neg, p.cut);
+    let have = (&got.0, &got.1, got.2, got.3, got.4);
+    (want != have).then(|| {
+        format!(
+            "{what} at --unroll {}: herd7 on {} says {} {}/{} loop={} {:?}; ours {} {}/{} loop={} {:?}",
+            p.unroll,
+            p.expansion,
+            p.observation,
+            p.pos,
+            p.neg,
+            p.cut,
+            p.states,
+            got.1,
+            got.2,
+            got.3,
+            got.4,
+            got.0
+        )
+    })
+}
+
+fn kernel_files() -> Vec<String> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(&root().join("litmus/kernel"), &mut v);
+    v.iter()
+        .map(|p| {
+            p.strip_prefix(root())
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect()
+}
+
+#[test]
+fn kernel_style_tests_answer_as_herd7_on_their_expansions() {
+    let pairs = pairs();
+    let lkmm = model::load_shipped("lkmm", &Request::default()).unwrap();
+    let mut bad = Vec::new();
+    for p in &pairs {
+        let t = parse_file(&root().join(&p.file)).unwrap_or_else(|e| panic!("{}: {e}", p.file));
+        let e = parse_file(&root().join(&p.expansion))
+            .unwrap_or_else(|e| panic!("{}: {e}", p.expansion));
+        bad.extend(disagreement(&p.file, p, &ours(&t, &lkmm, p.unroll)));
+        bad.extend(disagreement(&p.expansion, p, &ours(&e, &lkmm, p.unroll)));
+    }
+    assert!(bad.is_empty(), "disagreements:\n{}", bad.join("\n"));
+    // Every construct and primitive family has its pair; loops at three bounds.
+    assert!(pairs.len() >= 40, "only {} pairs recorded", pairs.len());
+    let looped: BTreeSet<&str> = pairs
+        .iter()
+        .filter(|p| p.unroll == 3)
+        .map(|p| p.file.as_str())
+        .collect();
+    assert!(looped.len() >= 8, "loops checked at --unroll 3: {looped:?}");
+}
+
+#[test]
+fn every_kernel_test_has_a_recorded_pair() {
+    let pairs = pairs();
+    for f in kernel_files() {
+        let named = pairs.iter().any(|p| p.file == f || p.expansion == f);
+        assert!(
+            named,
+            "{f}: no herd7 answer in litmus/kernel/herd7-pairs.jsonl"
+        );
+        if !f.ends_with(".herd.litmus") {
+            let exp = f.replace(".litmus", ".herd.litmus");
+            let paired = pairs.iter().any(|p| p.file == f && p.expansion == exp);
+            // A test already in herd's dialect stands for itself.
+            let itself = pairs.iter().any(|p| p.file == f && p.expansion == f);
+            assert!(paired || itself, "{f}: no expansion {exp} recorded");
+        }
+    }
+}
+
+/// The kernel's own `tools/memory-model` (linux-kernel.cfg and the files it names):
+/// `$KERNEL_MEMORY_MODEL`, else `shared/kernel-memory-model` beside the checkout.
+fn official_dir() -> Option<PathBuf> {
+    let candidates = std::env::var_os("KERNEL_MEMORY_MODEL")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(["../shared", "../../shared"].map(|s| root().join(s).join("kernel-memory-model")));
+    candidates
+        .into_iter()
+        .find(|d| d.join("linux-kernel.cfg").is_file())
+}
+
+#[test]
+fn the_kernels_official_model_files_judge_the_new_primitives() {
+    let Some(dir) = official_dir() else {
+        eprintln!(
+            "note: no kernel tools/memory-model found (set KERNEL_MEMORY_MODEL, or put it in \
+             ../shared/kernel-memory-model); skipping the run of the official linux-kernel.cfg \
+             (the shipped-model pairs above still check every kernel test)"
+        );
+        return;
+    };
+    let req = Request {
+        conf: Some(dir.join("linux-kernel.cfg")),
+        include: vec![dir.clone()],
+        ..Request::default()
+    };
+    let official = load_files(&req).unwrap().expect("a model file was named");
+    let mut bad = Vec::new();
+    for p in pairs().iter().filter(|p| p.unroll == 2) {
+        let t = parse_file(&root().join(&p.file)).unwrap();
+        bad.extend(disagreement(
+            &format!("{} (official linux-kernel.cfg)", p.file),
+            p,
+            &ours(&t, &official, p.unroll),
+        ));
+    }
+    assert!(bad.is_empty(), "disagreements:\n{}", bad.join("\n"));
+}
