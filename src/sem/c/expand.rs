@@ -62,7 +62,7 @@ impl Defs {
     }
 
     /// "unknown macro" with the defined names closest to `name`.
-    fn unknown(&self, name: &str, hint: &str) -> String {
+    fn unknown(&self, name: &str) -> String {
         let names = self.names();
         let mut near: Vec<(usize, &str)> = names
             .iter()
@@ -77,7 +77,7 @@ impl Defs {
             format!("; did you mean {}?", near.join(", "))
         };
         format!(
-            "unknown macro `{name}`{hint}{near} ({} primitives are defined; README.md lists them)",
+            "unknown macro `{name}`{near} ({} primitives are defined; README.md lists them)",
             names.len()
         )
     }
@@ -229,7 +229,11 @@ impl Defs {
                     yields: super::ir::Yield::Added,
                     annot: vec![String::new()],
                 },
-                None => return Err(err(s.at.or(Some(*span)), self.unknown(name, ""))),
+                None if self.stmt_macro(name).is_some() => {
+                    let msg = format!("`{name}` is a statement: it yields no value to use");
+                    return Err(err(s.at.or(Some(*span)), msg));
+                }
+                None => return Err(err(s.at.or(Some(*span)), self.unknown(name))),
             },
             Ex::Xchg(l, v, a) => Ex::Xchg(b(l)?, b(v)?, a.clone()),
             Ex::CmpXchg(l, o, n, a) => Ex::CmpXchg(b(l)?, b(o)?, b(n)?, a.clone()),
@@ -359,14 +363,12 @@ impl Defs {
                 Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
                     self.stmt(body, inner)
                 })?,
-                None => {
-                    let hint = if self.expr_macro(name).is_some() {
-                        " (it yields a value: write `(void)` before it to discard it)"
-                    } else {
-                        ""
-                    };
-                    return Err(err(s.at.or(Some(*span)), self.unknown(name, hint)));
+                None if self.expr_macro(name).is_some() => {
+                    let msg =
+                        format!("`{name}` yields a value: write `(void)` before it to discard it");
+                    return Err(err(s.at.or(Some(*span)), msg));
                 }
+                None => return Err(err(s.at.or(Some(*span)), self.unknown(name))),
             },
         })
     }

@@ -470,7 +470,7 @@ fn unknown_calls_are_errors_with_their_position() {
     match c.runs(0).pop() {
         Some(Err(Stop::Error(e))) => {
             assert!(e.msg.contains("frobnicate"), "{}", e.msg);
-            assert_eq!(e.span.map(|s| s.line), Some(4));
+            assert_eq!(e.span.map(|s| s.line), Some(5));
         }
         other => panic!("expected an error, got {other:?}"),
     }
@@ -773,7 +773,8 @@ fn increments_and_assignments_inside_expressions() {
     let c = Case::new(&test_src(
         "P0(int *x) { int a = 1; int b; int c; b = a++ + ++a; c = (a += 2) * 10 + a--; \
          *x += 5; (*x)++; }",
-    ));
+    ))
+    .domain("x", &["0"]);
     let x = c.only_run(0);
     assert_eq!(reg(&x, "b"), Value::Int(4));
     assert_eq!(reg(&x, "c"), Value::Int(55));
@@ -882,6 +883,31 @@ fn an_unknown_call_names_the_closest_primitives() {
     assert_eq!(e.span.map(|s| s.line), Some(4));
     assert!(e.msg.contains("`atomic_long_inc`"), "{}", e.msg);
     assert!(e.msg.contains("primitives are defined"), "{}", e.msg);
+}
+
+#[test]
+fn a_statement_primitive_used_as_a_value_says_so() {
+    let c = Case::new(&test_src(
+        "P0(atomic_long_t *x) {\n  int r = atomic_long_xor(1, x);\n}",
+    ));
+    let Some(Err(Stop::Error(e))) = c.runs(0).pop() else {
+        panic!("expected an error")
+    };
+    assert_eq!(e.span.map(|s| s.line), Some(4));
+    assert!(
+        e.msg.contains("`atomic_long_xor` is a statement"),
+        "{}",
+        e.msg
+    );
+    let c = Case::new(&test_src("P0(atomic_t *x) {\n  atomic_inc_return(x);\n}"));
+    let Some(Err(Stop::Error(e))) = c.runs(0).pop() else {
+        panic!("expected an error")
+    };
+    assert!(
+        e.msg.contains("`atomic_inc_return` yields a value"),
+        "{}",
+        e.msg
+    );
 }
 
 #[test]
