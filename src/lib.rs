@@ -5,6 +5,8 @@
 //! [`exec`] enumerates candidate executions → [`cat`] runs the model on each →
 //! [`outcome`] gathers final states and the condition's verdict → [`report`] prints them.
 
+pub mod batch;
+pub mod budget;
 pub mod cat;
 pub mod crash;
 pub mod exec;

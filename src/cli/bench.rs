@@ -82,7 +82,7 @@ pub fn run(a: &BenchArgs) -> i32 {
         .map(|(f, t)| {
             let m = &models[model::default_for(t.arch)];
             let opts = Options {
-                deadline: Some(Instant::now() + timeout),
+                budget: litmus::budget::Budget::new(Some(timeout), None),
                 ..Options::default()
             };
             let t0 = Instant::now();
@@ -267,7 +267,7 @@ fn time_one(src: &str, m: &Loaded) -> String {
         Err(e) => return format!("parse: {e}"),
     };
     let opts = Options {
-        deadline: Some(Instant::now() + Duration::from_secs(120)),
+        budget: litmus::budget::Budget::new(Some(Duration::from_secs(120)), None),
         ..Options::default()
     };
     let t0 = Instant::now();

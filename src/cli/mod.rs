@@ -147,6 +147,15 @@ pub fn main(args: Vec<String>) -> i32 {
     }
 }
 
+/// Writes `text` to stdout at once (a batch's output is built whole: one write, not one
+/// per line) and flushes it, so that a full disk is an error here and not a panic later.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
 /// Expand folders into their `*.litmus` files (sorted); keep files as given.
 pub fn litmus_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();

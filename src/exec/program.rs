@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineError {
     pub msg: String,
+    /// The test ran out of its budget: its answer is undetermined.
+    pub exhausted: Option<crate::budget::Exhausted>,
 }
 
 impl std::fmt::Display for EngineError {
@@ -19,7 +21,17 @@ impl std::fmt::Display for EngineError {
 
 impl EngineError {
     pub fn new(msg: impl Into<String>) -> EngineError {
-        EngineError { msg: msg.into() }
+        EngineError {
+            msg: msg.into(),
+            exhausted: None,
+        }
+    }
+
+    pub fn exhausted(e: crate::budget::Exhausted) -> EngineError {
+        EngineError {
+            msg: e.to_string(),
+            exhausted: Some(e),
+        }
     }
 }
 

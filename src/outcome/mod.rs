@@ -7,6 +7,7 @@ pub mod graph;
 
 use graph::ExecGraph;
 
+use crate::budget::Budget;
 use crate::cat::{Model, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
@@ -24,8 +25,8 @@ pub struct Options {
     pub unroll: u32,
     /// Stop at the first execution that settles the condition (herd's `-speedcheck`).
     pub speedcheck: bool,
-    /// Give up when this instant passes.
-    pub deadline: Option<Instant>,
+    /// What the test may spend; when it runs out, the test is undetermined.
+    pub budget: Budget,
     /// Subtrees of at least this many combinations of runs, when the runs still to choose
     /// have one shape per thread, are first judged at once by a bound of the model (see
     /// [`crate::cat::Model::bound`]); 0: never.
@@ -47,7 +48,7 @@ impl Default for Options {
         Options {
             unroll: 2,
             speedcheck: false,
-            deadline: None,
+            budget: Budget::unlimited(),
             bound_min: BOUND_MIN,
             cut_min: CUT_MIN,
             symmetry: true,
@@ -246,7 +247,7 @@ fn visit_part(
         plan,
         shown,
         sym,
-        start,
+        start: _,
     } = pre;
     let test = prog.test;
     let mut seen = Visited {
@@ -259,7 +260,7 @@ fn visit_part(
         plans: 0,
     };
     let mut err = None;
-    let mut timed_out = false;
+    let mut exhausted = None;
     let mut ordinal = 0;
     // Runs of the same shapes give the model the same primitives but rf, FW and values:
     // a cache for the candidates, and one for the runs judging partial choices of sources
@@ -344,8 +345,8 @@ fn visit_part(
         &admit,
         candidate::Shortcuts { bounder, cutter },
         &mut |c: &Candidate, bounded: Option<&crate::cat::Bound>| {
-            if opts.deadline.is_some_and(|d| Instant::now() > d) {
-                timed_out = true;
+            if let Err(e) = opts.budget.check() {
+                exhausted = Some(e);
                 return false;
             }
             seen.events = seen.events.max(c.prims.n);
@@ -461,11 +462,8 @@ fn visit_part(
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
-    if timed_out {
-        return Err(EngineError::new(format!(
-            "timed out after {:.1}s",
-            start.elapsed().as_secs_f64()
-        )));
+    if let Some(e) = exhausted {
+        return Err(EngineError::exhausted(e));
     }
     Ok(seen)
 }
