@@ -285,6 +285,100 @@ fn deeply_nested_brackets_are_an_error_not_an_overflow() {
     assert!(text(&o.stderr).contains("brackets open at once"));
 }
 
+/// A C thread whose code is `body`, then a write of `r0` (so the test has an event).
+fn c_thread(body: &str, cond: &str) -> String {
+    format!(
+        "C t\n{{}}\nP0(int *x) {{\n int r0 = 0; int r1 = 0;\n {body}\n WRITE_ONCE(*x, r0);\n}}\n{cond}\n"
+    )
+}
+
+#[test]
+fn long_operator_chains_in_c_are_judged_or_a_located_error() {
+    let d = scratch("c-chains");
+    let write = |name: &str, src: String| {
+        let f = d.join(name);
+        std::fs::write(&f, src).unwrap();
+        f
+    };
+    use litmus::litmus::MAX_EXPR_DEPTH;
+    assert_eq!(MAX_EXPR_DEPTH, 4096, "the README states the limit");
+    // Under the stated depth a chain is judged.
+    let sum = vec!["1"; 4000].join(" + ");
+    let f = write(
+        "sum.litmus",
+        c_thread(&format!("r0 = {sum};"), "exists (0:r0=4000)"),
+    );
+    let o = check(&[f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("Observation t Always 1 0"));
+    // Beyond it, every right-recursive or chained form stops at the operator that goes
+    // deeper (line 5, the thread's second line), in linear time, where a million terms
+    // overflowed the stack (or ran for minutes).
+    let n = 1_000_000;
+    let cases = [
+        (
+            "plus",
+            format!("r0 = {};", vec!["1"; n].join("+")),
+            "5:8198:",
+        ),
+        ("bang", format!("r0 = {}r1;", "!".repeat(n)), "5:4102:"),
+        ("cast", format!("r0 = {}r1;", "(int)".repeat(n)), "5:20482:"),
+        ("post", format!("r0{};", "++".repeat(n)), "5:8194:"),
+        ("assign", format!("{}1;", "r0 = ".repeat(n)), "5:20480:"),
+        (
+            "else",
+            format!("r0 = {}1;", "r1 ? 1 : ".repeat(n)),
+            "5:36871:",
+        ),
+    ];
+    for (name, body, at) in cases {
+        let f = write(
+            &format!("{name}.litmus"),
+            c_thread(&body, "exists (0:r0=1)"),
+        );
+        let o = check(&[f.to_str().unwrap()]);
+        no_crash(&o, name);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(&format!(
+                "{name}.litmus:{at} expression more than {MAX_EXPR_DEPTH} levels deep"
+            )),
+            "{name}: {err}"
+        );
+    }
+    // Statements and `?:` middle operands nest without brackets: at most 256 of them.
+    let cases = [
+        ("ifs", format!("{}r0 = 1;", "if (r1) ".repeat(n))),
+        (
+            "elseif",
+            format!(
+                "if (r1) r0 = 1; {}",
+                "else if (r1) r0 = 1; ".repeat(100_000)
+            ),
+        ),
+        (
+            "middle",
+            format!("r0 = {}1{};", "r1 ? ".repeat(n), " : 2".repeat(n)),
+        ),
+    ];
+    for (name, body) in cases {
+        let f = write(
+            &format!("{name}.litmus"),
+            c_thread(&body, "exists (0:r0=1)"),
+        );
+        let o = check(&[f.to_str().unwrap()]);
+        no_crash(&o, name);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(&format!("{name}.litmus:5:"))
+                && err.contains("more than 256 statements or `?:` operands nested"),
+            "{name}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_condition_of_many_terms_is_one_flat_chain() {
     // A chain of `/\` is one node: evaluating and printing it go through it once, where a

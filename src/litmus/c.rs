@@ -147,6 +147,7 @@ const C_KEYWORDS: &[&str] = &[
 /// A statement; a declaration with several declarators gives several.
 fn stmt(i: In) -> PResult<Vec<Stmt>> {
     let (i, _) = cws(i)?;
+    let (i, _nest) = nest(i)?;
     let sp = span(i);
     if i.fragment().starts_with('{') {
         let (r, b) = block(i)?;
@@ -371,7 +372,7 @@ fn decl(i: In) -> PResult<Vec<Stmt>> {
         };
         let (r2, init) = match punct("=")(r2) {
             Ok((r3, _)) => {
-                let (r3, e) = expect("an initial value", assign)(r3)?;
+                let (r3, e) = expect("an initial value", expr)(r3)?;
                 (r3, Some(e))
             }
             Err(_) => (r2, None),
@@ -449,60 +450,152 @@ fn punct<'a>(p: &'static str) -> impl Fn(In<'a>) -> PResult<'a, ()> {
     }
 }
 
-/// A full expression (assignment level; C's comma operator is not supported).
-pub(crate) fn expr(i: In) -> PResult<Expr> {
-    assign(i)
+/// Most levels an expression's tree may have. Later stages (lowering, macro expansion,
+/// evaluation, printing) recurse on the tree, so the parser stops here, at the operator that
+/// would go deeper: an operator chain (`1 + 1 + ...`) or a run of prefix operators adds a
+/// level per term. Chains are parsed by loops, so reaching the limit takes linear time.
+pub const MAX_EXPR_DEPTH: usize = 4096;
+
+/// An expression and the height of its tree (a leaf is 1).
+type Tall = (Expr, usize);
+
+/// `h` levels, or a located error at `at` if that is more than [`MAX_EXPR_DEPTH`].
+fn height(at: In, h: usize) -> PResult<usize> {
+    if h > MAX_EXPR_DEPTH {
+        return hard(
+            at,
+            format!(
+                "expression more than {MAX_EXPR_DEPTH} levels deep (a chain of that many operators?)"
+            ),
+        );
+    }
+    Ok((at, h))
 }
 
-fn assign(i: In) -> PResult<Expr> {
-    let (i, _) = cws(i)?;
-    let (r, lhs) = cond(i)?;
-    let (r2, _) = cws(r)?;
-    let op = match any_punct(r2) {
-        Ok((r3, p)) => match p {
-            "=" => Some((r3, None)),
-            "+=" => Some((r3, Some(BinOp::Add))),
-            "-=" => Some((r3, Some(BinOp::Sub))),
-            "*=" => Some((r3, Some(BinOp::Mul))),
-            "/=" => Some((r3, Some(BinOp::Div))),
-            "%=" => Some((r3, Some(BinOp::Rem))),
-            "&=" => Some((r3, Some(BinOp::And))),
-            "|=" => Some((r3, Some(BinOp::Or))),
-            "^=" => Some((r3, Some(BinOp::Xor))),
-            "<<=" => Some((r3, Some(BinOp::Shl))),
-            ">>=" => Some((r3, Some(BinOp::Shr))),
-            _ => None,
-        },
-        Err(_) => None,
-    };
-    match op {
-        Some((r3, op)) => {
-            let (r3, rhs) = expect("an expression", assign)(r3)?;
-            Ok((
-                r3,
-                Expr::Assign {
-                    op,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
-                },
-            ))
-        }
-        None => Ok((r, lhs)),
+thread_local! {
+    /// Statements and `?:` middle operands open around the parser's position: the parsers
+    /// recurse on them without a bracket (which [`super::MAX_NESTING`] already bounds).
+    static NEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of [`NEST`], left when dropped; deeper than [`super::MAX_NESTING`] is an error.
+struct Nest;
+
+fn nest(i: In) -> PResult<Nest> {
+    let n = NEST.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    let g = Nest;
+    if n > super::MAX_NESTING {
+        return hard(
+            i,
+            format!(
+                "more than {} statements or `?:` operands nested",
+                super::MAX_NESTING
+            ),
+        );
+    }
+    Ok((i, g))
+}
+
+impl Drop for Nest {
+    fn drop(&mut self) {
+        NEST.with(|n| n.set(n.get() - 1));
     }
 }
 
-fn cond(i: In) -> PResult<Expr> {
-    let (r, c) = binary(i, 1)?;
-    let (r2, _) = cws(r)?;
-    if let Ok((r2, _)) = punct("?")(r2) {
-        let (r2, a) = expect("an expression", expr)(r2)?;
+/// A full expression (assignment level; C's comma operator is not supported).
+pub(crate) fn expr(i: In) -> PResult<Expr> {
+    let (r, (e, _)) = assign(i)?;
+    Ok((r, e))
+}
+
+fn assign_op(p: &str) -> Option<Option<BinOp>> {
+    Some(match p {
+        "=" => None,
+        "+=" => Some(BinOp::Add),
+        "-=" => Some(BinOp::Sub),
+        "*=" => Some(BinOp::Mul),
+        "/=" => Some(BinOp::Div),
+        "%=" => Some(BinOp::Rem),
+        "&=" => Some(BinOp::And),
+        "|=" => Some(BinOp::Or),
+        "^=" => Some(BinOp::Xor),
+        "<<=" => Some(BinOp::Shl),
+        ">>=" => Some(BinOp::Shr),
+        _ => return None,
+    })
+}
+
+/// `a = b += c`: right associative, so the targets are collected in a loop and the chain
+/// folded from the right.
+fn assign(i: In) -> PResult<Tall> {
+    let mut targets: Vec<(Tall, Option<BinOp>, In)> = Vec::new();
+    let (mut i, _) = cws(i)?;
+    loop {
+        let (r, lhs) = if targets.is_empty() {
+            cond(i)?
+        } else {
+            expect("an expression", cond)(i)?
+        };
+        let (r2, _) = cws(r)?;
+        match any_punct(r2)
+            .ok()
+            .and_then(|(r3, p)| Some((r3, assign_op(p)?)))
+        {
+            Some((r3, op)) => {
+                height(r2, targets.len() + 2)?;
+                targets.push((lhs, op, r2));
+                i = cws(r3)?.0;
+            }
+            None => {
+                let mut rhs = lhs;
+                for ((lhs, lh), op, at) in targets.into_iter().rev() {
+                    let (_, h) = height(at, 1 + lh.max(rhs.1))?;
+                    let e = Expr::Assign {
+                        op,
+                        lhs: Box::new(lhs),
+                        rhs: Box::new(rhs.0),
+                    };
+                    rhs = (e, h);
+                }
+                return Ok((r, rhs));
+            }
+        }
+    }
+}
+
+/// `c ? a : b ? d : e`: the `:` operands chain to the right, collected in a loop.
+fn cond(i: In) -> PResult<Tall> {
+    let mut arms: Vec<(Tall, Tall, In)> = Vec::new();
+    let mut i = i;
+    loop {
+        let (r, c) = if arms.is_empty() {
+            binary(i, 1)?
+        } else {
+            expect("an expression", |x| binary(x, 1))(i)?
+        };
+        let (r2, _) = cws(r)?;
+        let Ok((r2, _)) = punct("?")(r2) else {
+            let mut tail = c;
+            for ((c, ch), (a, ah), at) in arms.into_iter().rev() {
+                let (_, h) = height(at, 1 + ch.max(ah).max(tail.1))?;
+                tail = (Expr::Cond(Box::new(c), Box::new(a), Box::new(tail.0)), h);
+            }
+            return Ok((r, tail));
+        };
+        let (r2, a) = {
+            let (r2, _g) = nest(r2)?;
+            expect("an expression", assign)(r2)?
+        };
         let (r2, _) = cws(r2)?;
         let (r2, _) = expect("`:`", punct(":"))(r2)?;
         let (r2, _) = cws(r2)?;
-        let (r2, b) = expect("an expression", cond)(r2)?;
-        return Ok((r2, Expr::Cond(Box::new(c), Box::new(a), Box::new(b))));
+        height(r2, arms.len() + 2)?;
+        arms.push((c, a, r2));
+        i = r2;
     }
-    Ok((r, c))
 }
 
 /// Binary operators and their C precedence (higher binds tighter).
@@ -530,8 +623,9 @@ pub(crate) fn binop(p: &str) -> Option<(BinOp, u8)> {
     })
 }
 
-/// Precedence climbing over [`binop`]; all binary operators are left associative.
-fn binary(i: In, min: u8) -> PResult<Expr> {
+/// Precedence climbing over [`binop`]; all binary operators are left associative, so a
+/// chain of one precedence is a loop (the recursion is one level per precedence).
+fn binary(i: In, min: u8) -> PResult<Tall> {
     let (mut r, mut lhs) = unary(i)?;
     loop {
         let (r2, _) = cws(r)?;
@@ -540,8 +634,9 @@ fn binary(i: In, min: u8) -> PResult<Expr> {
         };
         match binop(p) {
             Some((op, prec)) if prec >= min => {
-                let (r3, rhs) = expect("an expression", |x| binary(x, prec + 1))(r3)?;
-                lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs));
+                let (r3, (rhs, rh)) = expect("an expression", |x| binary(x, prec + 1))(r3)?;
+                let (_, h) = height(r2, 1 + lhs.1.max(rh))?;
+                lhs = (Expr::Binary(op, Box::new(lhs.0), Box::new(rhs)), h);
                 r = r3;
             }
             _ => return Ok((r, lhs)),
@@ -549,34 +644,60 @@ fn binary(i: In, min: u8) -> PResult<Expr> {
     }
 }
 
-fn unary(i: In) -> PResult<Expr> {
-    let (i, _) = cws(i)?;
-    if let Ok((r, p)) = any_punct(i) {
+/// One prefix of a unary expression.
+enum Prefix {
+    Op(UnOp),
+    Cast(String),
+}
+
+/// Prefix operators and casts, collected in a loop, then the postfix expression they apply to.
+fn unary(i: In) -> PResult<Tall> {
+    let mut prefixes: Vec<(Prefix, In)> = Vec::new();
+    let mut i = i;
+    loop {
+        let (r, _) = cws(i)?;
+        i = r;
+        let Ok((r, p)) = any_punct(i) else { break };
         let op = match p {
-            "!" => Some(UnOp::Not),
-            "~" => Some(UnOp::BitNot),
-            "-" => Some(UnOp::Neg),
-            "*" => Some(UnOp::Deref),
-            "&" => Some(UnOp::AddrOf),
-            "++" => Some(UnOp::PreInc),
-            "--" => Some(UnOp::PreDec),
-            _ => None,
+            "!" => UnOp::Not,
+            "~" => UnOp::BitNot,
+            "-" => UnOp::Neg,
+            "*" => UnOp::Deref,
+            "&" => UnOp::AddrOf,
+            "++" => UnOp::PreInc,
+            "--" => UnOp::PreDec,
+            "+" => {
+                i = r;
+                continue;
+            }
+            "(" => match cast_type(r) {
+                Ok((r2, ty)) => {
+                    height(i, prefixes.len() + 2)?;
+                    prefixes.push((Prefix::Cast(ty), i));
+                    i = r2;
+                    continue;
+                }
+                Err(_) => break,
+            },
+            _ => break,
         };
-        if let Some(op) = op {
-            let (r, e) = expect("an expression", unary)(r)?;
-            return Ok((r, Expr::Unary(op, Box::new(e))));
-        }
-        if p == "+" {
-            return expect("an expression", unary)(r);
-        }
-        if p == "("
-            && let Ok((r2, ty)) = cast_type(r)
-        {
-            let (r2, e) = expect("an expression", unary)(r2)?;
-            return Ok((r2, Expr::Cast(ty, Box::new(e))));
-        }
+        height(i, prefixes.len() + 2)?;
+        prefixes.push((Prefix::Op(op), i));
+        i = r;
     }
-    postfix(i)
+    let (r, (mut e, mut h)) = if prefixes.is_empty() {
+        postfix(i)?
+    } else {
+        expect("an expression", postfix)(i)?
+    };
+    for (p, at) in prefixes.into_iter().rev() {
+        h = height(at, h + 1)?.1;
+        e = match p {
+            Prefix::Op(op) => Expr::Unary(op, Box::new(e)),
+            Prefix::Cast(ty) => Expr::Cast(ty, Box::new(e)),
+        };
+    }
+    Ok((r, (e, h)))
 }
 
 /// `type)` after a `(`: a cast's type.
@@ -600,24 +721,26 @@ fn cast_type(i: In) -> PResult<String> {
     ))
 }
 
-fn postfix(i: In) -> PResult<Expr> {
-    let (mut r, mut e) = primary(i)?;
+fn postfix(i: In) -> PResult<Tall> {
+    let (mut r, (mut e, mut h)) = primary(i)?;
     loop {
         let (r2, _) = cws(r)?;
         let Ok((r3, p)) = any_punct(r2) else {
-            return Ok((r, e));
+            return Ok((r, (e, h)));
         };
         match p {
             "[" => {
-                let (r3, idx) = expect("an expression", expr)(r3)?;
+                let (r3, (idx, ih)) = expect("an expression", assign)(r3)?;
                 let (r3, _) = cws(r3)?;
                 let (r3, _) = expect("`]`", punct("]"))(r3)?;
+                h = height(r2, 1 + h.max(ih))?.1;
                 e = Expr::Index(Box::new(e), Box::new(idx));
                 r = r3;
             }
             "." | "->" => {
                 let (r3, _) = cws(r3)?;
                 let (r3, f) = expect("a field name", ident)(r3)?;
+                h = height(r2, h + 1)?.1;
                 e = Expr::Field {
                     base: Box::new(e),
                     field: f.into(),
@@ -625,32 +748,35 @@ fn postfix(i: In) -> PResult<Expr> {
                 };
                 r = r3;
             }
-            "++" => {
-                e = Expr::Unary(UnOp::PostInc, Box::new(e));
+            "++" | "--" => {
+                h = height(r2, h + 1)?.1;
+                let op = if p == "++" {
+                    UnOp::PostInc
+                } else {
+                    UnOp::PostDec
+                };
+                e = Expr::Unary(op, Box::new(e));
                 r = r3;
             }
-            "--" => {
-                e = Expr::Unary(UnOp::PostDec, Box::new(e));
-                r = r3;
-            }
-            _ => return Ok((r, e)),
+            _ => return Ok((r, (e, h))),
         }
     }
 }
 
-fn primary(i: In) -> PResult<Expr> {
+fn primary(i: In) -> PResult<Tall> {
     let (i, _) = cws(i)?;
-    let sp = span(i);
     if let Ok((r, v)) = int(i) {
         let (r, _) = nom::bytes::complete::take_while(|c: char| "uUlL".contains(c))(r)?;
-        return Ok((r, Expr::Int(v)));
+        return Ok((r, (Expr::Int(v), 1)));
     }
     if let Ok((r, _)) = punct("(")(i) {
-        let (r, e) = expect("an expression", expr)(r)?;
+        let (r, e) = expect("an expression", assign)(r)?;
         let (r, _) = cws(r)?;
         let (r, _) = expect("`)`", punct(")"))(r)?;
         return Ok((r, e));
     }
+    // Only names carry a position (finding the column scans the line).
+    let sp = span(i);
     let (r, name) = ident(i).or_else(|_| soft_want(i, Wanted::Some("an expression")))?;
     if C_KEYWORDS.contains(&name) {
         return soft(i, format!("expected an expression, found keyword `{name}`"));
@@ -658,19 +784,24 @@ fn primary(i: In) -> PResult<Expr> {
     let (r2, _) = cws(r)?;
     if let Ok((mut r2, _)) = punct("(")(r2) {
         let mut args = Vec::new();
+        let mut h = 1;
         let (r3, _) = cws(r2)?;
         if let Ok((r3, _)) = punct(")")(r3) {
             return Ok((
                 r3,
-                Expr::Call {
-                    name: name.into(),
-                    args,
-                    span: sp,
-                },
+                (
+                    Expr::Call {
+                        name: name.into(),
+                        args,
+                        span: sp,
+                    },
+                    1,
+                ),
             ));
         }
         loop {
-            let (r3, a) = expect("an argument", assign)(r2)?;
+            let (r3, (a, ah)) = expect("an argument", assign)(r2)?;
+            h = height(r2, h.max(ah + 1))?.1;
             args.push(a);
             let (r3, _) = cws(r3)?;
             if let Ok((r4, _)) = punct(",")(r3) {
@@ -680,13 +811,16 @@ fn primary(i: In) -> PResult<Expr> {
             let (r3, _) = expect("`,` or `)`", punct(")"))(r3)?;
             return Ok((
                 r3,
-                Expr::Call {
-                    name: name.into(),
-                    args,
-                    span: sp,
-                },
+                (
+                    Expr::Call {
+                        name: name.into(),
+                        args,
+                        span: sp,
+                    },
+                    h,
+                ),
             ));
         }
     }
-    Ok((r, Expr::Var(name.into(), sp)))
+    Ok((r, (Expr::Var(name.into(), sp), 1)))
 }

@@ -13,6 +13,7 @@ mod error;
 mod lex;
 mod print;
 
+pub use c::MAX_EXPR_DEPTH;
 pub use error::ParseError;
 pub use print::{expr as print_expr, instr as print_instr};
 
