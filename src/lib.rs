@@ -6,6 +6,7 @@
 //! [`outcome`] gathers final states and the condition's verdict → [`report`] prints them.
 
 pub mod cat;
+pub mod compile;
 pub mod crash;
 pub mod exec;
 pub mod litmus;

@@ -3,6 +3,7 @@
 
 mod bench;
 mod check;
+mod compile;
 mod diag;
 mod explore;
 
@@ -29,6 +30,8 @@ enum Cmd {
     Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
+    /// Compile C tests to PPC, AArch64 or X86 through a mapping of the kernel's primitives.
+    Compile(compile::CompileArgs),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -116,6 +119,14 @@ pub struct CheckArgs {
     /// With --graph, also render SVG with Graphviz's `dot`.
     #[arg(long)]
     pub svg: bool,
+    /// Also compile each C test to every hardware model asked for (power, armv8, x86tso,
+    /// with each of its architecture's mappings) and compare final states with the LKMM's:
+    /// states a hardware reaches and the LKMM forbids are unsound mappings (exit status 1).
+    #[arg(long)]
+    pub compile: bool,
+    /// With --compile: these mappings (names or files) instead of every shipped variant.
+    #[arg(long)]
+    pub mapping: Vec<String>,
 }
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
@@ -143,6 +154,7 @@ pub fn main(args: Vec<String>) -> i32 {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
+        Cmd::Compile(a) => compile::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }
