@@ -25,7 +25,7 @@ def herd_answer(herd, cat, path, timeout):
     except subprocess.TimeoutExpired:
         return {"status": "timeout"}
     out = p.stdout
-    m = re.search(r"^States \d+\n(.*?)^(Ok|No)$", out, re.S | re.M)
+    m = re.search(r"^States \d+\n(.*?)^(?:Loop )?(Ok|No)$", out, re.S | re.M)
     o = re.search(r"^Observation \S+ (\w+)", out, re.M)
     if not m or not o:
         return {"status": "error", "msg": (p.stderr or out)[-300:]}

@@ -22,6 +22,12 @@ impl Target for AArch64 {
     fn direct_globals(&self) -> bool {
         false
     }
+    fn narrow(&self, reg: &str) -> String {
+        match reg.strip_prefix('X') {
+            Some(n) => format!("W{n}"),
+            None => reg.to_string(),
+        }
+    }
     fn load_imm(&self, dst: &str, v: i64) -> Vec<String> {
         vec![format!("MOV {dst},#{v}")]
     }

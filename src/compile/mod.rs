@@ -205,7 +205,15 @@ fn print_with_header(c: &Compiled, map: &Mapping) -> String {
     let printed = crate::litmus::print(&c.test);
     let at = printed.find("\n{\n").map(|k| k + 1).unwrap_or(0);
     let (first, rest) = printed.split_at(at);
-    let clean = |s: &str| s.replace("*)", "* )").replace("(*", "( *");
+    // herd lexes comments as OCaml does (a `"` would open a string inside one), and
+    // finds the init block by its braces even inside a comment.
+    let clean = |s: &str| {
+        s.replace("*)", "* )")
+            .replace("(*", "( *")
+            .replace('"', "`")
+            .replace('{', "(")
+            .replace('}', ")")
+    };
     let mut h = format!(
         "(* Compiled from C by `litmus compile` with mapping {} ({}).\n",
         map.name, map.origin
@@ -947,7 +955,12 @@ impl<'a> Gen<'a> {
                 }
                 AsmLine::Instr(tpl) => {
                     let mut text = tpl.clone();
-                    for ph in mapping::placeholders(tpl) {
+                    for full in mapping::placeholders(tpl) {
+                        // `{s:w}`: the register's 32-bit name (AArch64's store-exclusive status).
+                        let (ph, narrow) = match full.split_once(':') {
+                            Some((p, "w")) => (p, true),
+                            _ => (full, false),
+                        };
                         let with = if let Some(s) = names.get(ph) {
                             s.clone()
                         } else if let Some(b) = binds.get(ph) {
@@ -964,7 +977,8 @@ impl<'a> Gen<'a> {
                             names.insert(ph.to_string(), r.clone());
                             r
                         };
-                        text = text.replacen(&format!("{{{ph}}}"), &with, 1);
+                        let with = if narrow { self.t.narrow(&with) } else { with };
+                        text = text.replacen(&format!("{{{full}}}"), &with, 1);
                     }
                     let i = crate::litmus::parse_instr(&text, self.t.arch()).map_err(|err| {
                         self.err(format!(

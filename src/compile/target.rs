@@ -72,6 +72,10 @@ pub trait Target {
     fn state_name(&self, reg: &str) -> String {
         reg.to_string()
     }
+    /// A register's 32-bit name (`{r:w}` in a template): `W5` for `X5` on AArch64.
+    fn narrow(&self, reg: &str) -> String {
+        reg.to_string()
+    }
     fn load_imm(&self, dst: &str, v: i64) -> Vec<String>;
     fn mov(&self, dst: &str, src: &str) -> Vec<String>;
     /// `dst = a op b`; `dst` differs from `b` when `b` is a register.
