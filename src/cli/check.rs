@@ -1,35 +1,15 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
 use super::{CheckArgs, diag, litmus_files};
+use litmus::batch::{self, Choice, Models, Settings, Status};
 use litmus::litmus::ast::Test;
-use litmus::model::{self as models, Loaded};
-use litmus::outcome::{self, Judgement, Options};
+use litmus::model as models;
+use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
-use rayon::prelude::*;
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use litmus::WORKER_STACK as STACK;
-
-/// Which models a run uses.
-enum Choice {
-    /// The test's architecture picks a shipped model.
-    ByArch,
-    /// These shipped models, by name.
-    Named(Vec<&'static str>),
-    /// A user model from files.
-    Files,
-}
-
-/// One test's result under one model.
-enum Cell {
-    Done(Box<Judgement>),
-    Failed(String),
-    NotApplicable,
-}
 
 pub fn run(a: &CheckArgs) -> i32 {
     if a.compile {
@@ -43,106 +23,83 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Some(j) = a.jobs {
         pool = pool.num_threads(j.max(1));
     }
-    let files = litmus_files(&a.paths);
+    let (files, problems) = litmus_files(&a.paths);
+    if files.is_empty() {
+        return 2;
+    }
     // One test needs no pool up front: starting worker threads would cost more than a small
     // test takes. A big one is judged in parallel parts (outcome::judge), which start the
     // pool then; `--jobs` bounds that too, so it is built here when given.
     let parallel = files.len() > 1 && a.jobs != Some(1);
-    if parallel || a.jobs.is_some() {
-        let _ = pool.build_global();
+    if (parallel || a.jobs.is_some())
+        && let Err(e) = pool.build_global()
+    {
+        say!("error: cannot start the worker threads: {e}");
+        return 2;
     }
-    let mut status = 0;
-    // Models.
-    let user = match models::load_files(&a.m.request()) {
+    let request = a.m.request();
+    let choice = match models::load_files(&request) {
+        Err(e) => {
+            say!("{e}");
+            return 2;
+        }
+        Ok(Some(m)) => Choice::Files(Box::new(m)),
+        Ok(None) => match &a.m.model {
+            None => Choice::ByArch,
+            Some(m) if m == "all" => Choice::Named(models::all_names()),
+            Some(m) if m.split(',').all(|n| n.trim().is_empty()) => {
+                say!(
+                    "error: --model names no model (known: {}, or `all`)",
+                    models::all_names().join(", ")
+                );
+                return 2;
+            }
+            Some(m) => {
+                let mut names = Vec::new();
+                for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    match models::canonical(n) {
+                        Some(c) => names.push(c),
+                        None => {
+                            say!(
+                                "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
+                                models::all_names().join(", ")
+                            );
+                            return 2;
+                        }
+                    }
+                }
+                Choice::Named(names)
+            }
+        },
+    };
+    let models = match Models::load(choice, &request) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
-    let choice = match (&user, &a.m.model) {
-        (Some(_), _) => Choice::Files,
-        (None, None) => Choice::ByArch,
-        (None, Some(m)) if m == "all" => Choice::Named(models::all_names()),
-        (None, Some(m)) => {
-            let mut names = Vec::new();
-            for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                match models::canonical(n) {
-                    Some(c) => names.push(c),
-                    None => {
-                        eprintln!(
-                            "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
-                            models::all_names().join(", ")
-                        );
-                        return 2;
-                    }
-                }
-            }
-            Choice::Named(names)
-        }
-    };
+    let columns = models.columns();
 
-    // Tests.
-    let parsed: Vec<(PathBuf, Result<Test, String>)> =
-        map(&files, parallel, |f| (f.clone(), diag::load_test(f)));
-    let mut tests = Vec::new();
-    for (f, r) in parsed {
-        match r {
-            Ok(t) => tests.push((f, t)),
-            Err(e) => {
-                eprintln!("{e}");
-                status = 2;
-            }
-        }
-    }
-
-    // Load every shipped model the batch needs, once.
-    let needed: Vec<&'static str> = match &choice {
-        Choice::Named(n) => n.clone(),
-        Choice::ByArch => {
-            let mut v: Vec<&'static str> = tests
-                .iter()
-                .map(|(_, t)| models::default_for(t.arch))
-                .collect();
-            v.sort();
-            v.dedup();
-            v
-        }
-        Choice::Files => Vec::new(),
-    };
-    let mut loaded: BTreeMap<&'static str, Loaded> = BTreeMap::new();
-    for n in needed {
-        match models::load_shipped(n, &a.m.request()) {
-            Ok(m) => {
-                loaded.insert(n, m);
-            }
-            Err(e) => {
-                eprintln!("error: model {n}: {e}");
-                return 2;
-            }
-        }
-    }
-    let columns: Vec<String> = match &choice {
-        Choice::Named(n) => n.iter().map(|s| s.to_string()).collect(),
-        Choice::ByArch => vec!["default".into()],
-        Choice::Files => vec![user.as_ref().map(|u| u.label.clone()).unwrap_or_default()],
-    };
-
-    let mut opts = Options {
+    let mut options = Options {
         unroll: a.unroll,
         speedcheck: a.speedcheck,
         ..Options::default()
     };
     if a.no_bound {
-        opts.bound_min = 0;
-        opts.cut_min = 0;
-        opts.symmetry = false;
-        opts.plans = false;
+        options.bound_min = 0;
+        options.cut_min = 0;
+        options.symmetry = false;
+        options.plans = false;
     }
-    let timeout = a.timeout.map(Duration::from_secs_f64);
+    let settings = Settings {
+        options,
+        timeout: a.timeout,
+        max_memory: a.max_memory.or_else(super::values::default_memory),
+    };
     // A progress bar for long batches, on a terminal only (never in piped or CI output).
-    let bar = (tests.len() > 20 && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(tests.len() as u64);
+    let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(files.len() as u64);
         b.set_style(
             indicatif::ProgressStyle::with_template(
                 "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
@@ -151,86 +108,99 @@ pub fn run(a: &CheckArgs) -> i32 {
         );
         b
     });
-    let results: Vec<Vec<Cell>> = map(&tests, parallel, |(_, t)| {
+    let done = || {
         if let Some(b) = &bar {
             b.inc(1);
         }
-        let models: Vec<&Loaded> = match &choice {
-            Choice::Named(n) => n.iter().map(|k| &loaded[k]).collect(),
-            Choice::ByArch => vec![&loaded[models::default_for(t.arch)]],
-            Choice::Files => vec![user.as_ref().expect("files model")],
-        };
-        let several = models.len() > 1;
-        models
-            .into_iter()
-            .map(|m| match &m.arches {
-                // In a table across models, a model that does not speak the test's
-                // language has nothing to say about it.
-                Some(a) if several && !a.contains(&t.arch) => Cell::NotApplicable,
-                _ => judge_one(t, m, &opts, timeout),
-            })
-            .collect()
-    });
-
+    };
+    let records = batch::run(
+        &files,
+        &diag::load_test,
+        &models,
+        &settings,
+        parallel,
+        &done,
+    );
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+
+    // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
+    let mut status = if problems { 2 } else { 0 };
+    let mut limited = false;
+    // Each file's parse error once, whatever the number of models.
+    for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
+        match &r.status {
+            Status::Error(e) if r.test.is_none() => {
+                say!("{e}");
+                status = 2;
+            }
+            Status::Error(e) => {
+                say!("error: {}: {e}", r.file.display());
+                status = 2;
+            }
+            Status::Undetermined(e, _) => {
+                say!("warning: {}: undetermined, {e}", r.file.display());
+                limited = true;
+            }
+            Status::Judged(j) => {
+                if j.cut {
+                    say!(
+                        "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
+                        r.file.display(),
+                        a.unroll
+                    );
+                }
+                if let (Some(dir), Some(t)) = (&a.graph, &r.test)
+                    && let Err(e) = write_graph(dir, t, j, a.svg)
+                {
+                    say!("error: {}: {e}", r.file.display());
+                    status = 2;
+                }
+            }
+            Status::NotApplicable => {}
+        }
     }
     let format = match a.format.as_str() {
         "auto" if columns.len() > 1 => "table",
         "auto" => "herd",
         f => f,
     };
-    for ((f, t), row) in tests.iter().zip(&results) {
-        for c in row {
-            match c {
-                Cell::Failed(e) => {
-                    eprintln!("error: {}: {e}", f.display());
-                    status = 2;
-                }
-                Cell::Done(j) => {
-                    if j.cut {
-                        eprintln!(
-                            "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
-                            f.display(),
-                            a.unroll
-                        );
-                    }
-                    if let Some(dir) = &a.graph
-                        && let Err(e) = write_graph(dir, t, j, a.svg)
-                    {
-                        eprintln!("error: {}: {e}", f.display());
-                        status = 2;
-                    }
-                }
-                Cell::NotApplicable => {}
-            }
-        }
+    if status == 0 && limited {
+        status = 3;
     }
+    let mut out = String::new();
     match format {
         "herd" => {
-            for ((_, t), row) in tests.iter().zip(&results) {
-                for c in row {
-                    if let Cell::Done(j) = c {
-                        print!("{}", report::herd::block(t, j));
+            for r in &records {
+                let Some(t) = &r.test else { continue };
+                match &r.status {
+                    Status::Judged(j) => {
+                        out += &report::herd::block(t, j);
                         if a.explain {
-                            print!("{}", report::explain(t, j));
+                            out += &report::explain(t, j);
                         }
-                        println!();
                     }
+                    Status::Undetermined(why, explored) => {
+                        out += &report::herd::undetermined(t, why, explored)
+                    }
+                    Status::Error(_) | Status::NotApplicable => continue,
                 }
+                out.push('\n');
             }
         }
         "table" => {
             // Tests of one family (a `Family=` header line) share a row.
             let mut rows: Vec<Row> = Vec::new();
-            for ((_, t), row) in tests.iter().zip(&results) {
+            for r in &records {
+                let Some(t) = &r.test else { continue };
                 let family = t
                     .info
                     .iter()
                     .find(|(k, _)| k == "Family")
                     .map(|(_, v)| v.clone())
                     .unwrap_or_else(|| t.name.clone());
-                let k = match rows.iter().position(|r| r.name == family) {
+                let k = match rows.iter().position(|row| row.name == family) {
                     Some(k) => k,
                     None => {
                         rows.push(Row {
@@ -240,59 +210,38 @@ pub fn run(a: &CheckArgs) -> i32 {
                         rows.len() - 1
                     }
                 };
-                for (col, c) in row.iter().enumerate() {
-                    let cell = match c {
-                        Cell::Done(j) => TableCell::Judged(j.as_ref()),
-                        Cell::Failed(_) => TableCell::Failed,
-                        Cell::NotApplicable => continue,
-                    };
-                    rows[k].cells[col].push((t.name.clone(), cell));
-                }
+                let cell = match &r.status {
+                    Status::Judged(j) => TableCell::Judged(j.as_ref()),
+                    Status::Undetermined(why, _) => TableCell::Undetermined(why),
+                    Status::Error(_) => TableCell::Failed,
+                    Status::NotApplicable => continue,
+                };
+                rows[k].cells[r.column].push((t.name.clone(), cell));
             }
-            print!("{}", report::table::render(&columns, &rows));
+            out += &report::table::render(&columns, &rows);
         }
         "json" => {
-            for ((f, t), row) in tests.iter().zip(&results) {
-                for c in row {
-                    if let Cell::Done(j) = c {
-                        println!("{}", report::json::line(&f.display().to_string(), t, j));
-                    }
-                }
+            for r in &records {
+                let file = r.file.display().to_string();
+                let line = match (&r.status, &r.test) {
+                    (Status::Judged(j), Some(t)) => report::json::line(&file, t, j),
+                    (Status::NotApplicable, _) => continue,
+                    (status, t) => report::json::unanswered(&file, t.as_deref(), &r.model, status),
+                };
+                out += &line;
+                out.push('\n');
             }
         }
         other => {
-            eprintln!("error: unknown format `{other}` (herd, table, json)");
+            say!("error: unknown format `{other}` (herd, table, json)");
             return 2;
         }
     }
-    // The process ends on return: freeing the models' trees, the tests and the judgements
-    // block by block would be a tenth of a small run's work for nothing.
-    std::mem::forget((loaded, user, tests, results));
+    if let Err(e) = super::write_stdout(&out) {
+        say!("error: cannot write the output: {e}");
+        return 2;
+    }
     status
-}
-
-fn judge_one(t: &Test, m: &Loaded, opts: &Options, timeout: Option<Duration>) -> Cell {
-    if let Err(e) = m.covers(t) {
-        return Cell::Failed(e);
-    }
-    let mut o = opts.clone();
-    o.deadline = timeout.map(|d| Instant::now() + d);
-    match outcome::judge(t, &m.model, m.macros.as_ref(), &o) {
-        Ok(mut j) => {
-            j.model = m.label.clone();
-            Cell::Done(Box::new(j))
-        }
-        Err(e) => Cell::Failed(e.to_string()),
-    }
-}
-
-/// `items.map(f)`, on the worker pool when `parallel`, keeping the order.
-fn map<T: Sync, R: Send>(items: &[T], parallel: bool, f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
-    if parallel {
-        items.par_iter().map(f).collect()
-    } else {
-        items.iter().map(f).collect()
-    }
 }
 
 /// Write `DIR/TEST.MODEL.dot` (and `.svg` with Graphviz when asked).

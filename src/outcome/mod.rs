@@ -7,6 +7,7 @@ pub mod graph;
 
 use graph::ExecGraph;
 
+use crate::budget::Budget;
 use crate::cat::{Model, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
@@ -24,8 +25,8 @@ pub struct Options {
     pub unroll: u32,
     /// Stop at the first execution that settles the condition (herd's `-speedcheck`).
     pub speedcheck: bool,
-    /// Give up when this instant passes.
-    pub deadline: Option<Instant>,
+    /// What the test may spend; when it runs out, the test is undetermined.
+    pub budget: Budget,
     /// Subtrees of at least this many combinations of runs, when the runs still to choose
     /// have one shape per thread, are first judged at once by a bound of the model (see
     /// [`crate::cat::Model::bound`]); 0: never.
@@ -47,7 +48,7 @@ impl Default for Options {
         Options {
             unroll: 2,
             speedcheck: false,
-            deadline: None,
+            budget: Budget::unlimited(),
             bound_min: BOUND_MIN,
             cut_min: CUT_MIN,
             symmetry: true,
@@ -216,11 +217,11 @@ pub(crate) fn prepare<'t>(
     let start = Instant::now();
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
-    let runs = threads::enumerate(&prog, opts.unroll)?;
+    let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
     let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     let shown = shown_locations(test);
     let sym = (opts.symmetry && !every_rf)
-        .then(|| Symmetry::of(&prog, &runs, &shown))
+        .then(|| Symmetry::of(&prog, &runs, &shown, &opts.budget))
         .flatten();
     Ok(Prepared {
         prog,
@@ -246,7 +247,7 @@ fn visit_part(
         plan,
         shown,
         sym,
-        start,
+        start: _,
     } = pre;
     let test = prog.test;
     let mut seen = Visited {
@@ -259,7 +260,7 @@ fn visit_part(
         plans: 0,
     };
     let mut err = None;
-    let mut timed_out = false;
+    let mut exhausted = None;
     let mut ordinal = 0;
     // Runs of the same shapes give the model the same primitives but rf, FW and values:
     // a cache for the candidates, and one for the runs judging partial choices of sources
@@ -340,12 +341,15 @@ fn visit_part(
         prog,
         runs,
         plan,
-        prefix,
-        &admit,
+        candidate::Scope {
+            prefix,
+            admit: &admit,
+            budget: &opts.budget,
+        },
         candidate::Shortcuts { bounder, cutter },
         &mut |c: &Candidate, bounded: Option<&crate::cat::Bound>| {
-            if opts.deadline.is_some_and(|d| Instant::now() > d) {
-                timed_out = true;
+            if let Err(e) = opts.budget.check() {
+                exhausted = Some(e);
                 return false;
             }
             seen.events = seen.events.max(c.prims.n);
@@ -461,11 +465,11 @@ fn visit_part(
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
-    if timed_out {
-        return Err(EngineError::new(format!(
-            "timed out after {:.1}s",
-            start.elapsed().as_secs_f64()
-        )));
+    // The search also stops by itself when the budget is spent (the check is sticky).
+    if let Some(e) = exhausted.or_else(|| opts.budget.check().err()) {
+        let mut e = EngineError::exhausted(e);
+        e.explored.candidates = seen.candidates;
+        return Err(e);
     }
     Ok(seen)
 }
@@ -510,10 +514,10 @@ pub fn judge(
                 }
                 go_on
             }
-        })?;
-        Ok((j, seen))
+        });
+        (j, seen)
     };
-    let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
+    let results: Vec<(Judgement, Result<Visited, EngineError>)> = if parts.len() > 1 {
         in_order_of_need(&parts, judge_part)
     } else {
         parts.iter().map(judge_part).collect()
@@ -528,15 +532,31 @@ pub fn judge(
         cut: 0,
         plans: 0,
     };
-    for r in results {
-        let (part, s) = r?;
+    // A part that ran out of budget stops the others (the budget is shared): what all
+    // of them judged says how far the test got.
+    let mut exhausted: Option<EngineError> = None;
+    for (part, r) in results {
         j.merge(part);
+        let s = match r {
+            Ok(s) => s,
+            Err(e) if e.exhausted.is_some() => {
+                seen.candidates += e.explored.candidates;
+                exhausted.get_or_insert(e);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         seen.candidates += s.candidates;
         seen.bounded += s.bounded;
         seen.left_out += s.left_out;
         seen.events = seen.events.max(s.events);
         seen.cut += s.cut;
         seen.plans += s.plans;
+    }
+    if let Some(mut e) = exhausted {
+        e.explored.candidates = seen.candidates;
+        e.explored.states = j.states.len();
+        return Err(e);
     }
     j.symbols = seen.symbols;
     j.candidates = seen.candidates;
