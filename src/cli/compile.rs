@@ -4,6 +4,7 @@ use super::{diag, litmus_files};
 use clap::Args;
 use litmus::compile::{self, mapping::Mapping};
 use litmus::litmus::ast::Arch;
+use std::fmt::Write;
 use std::path::PathBuf;
 
 #[derive(Args, Clone, Debug, PartialEq)]
@@ -59,10 +60,11 @@ pub fn run(a: &CompileArgs) -> i32 {
     let map = match mapping_for(a.arch.as_deref(), a.mapping.as_deref()) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return 2;
         }
     };
+    let mut out = String::new();
     if a.list {
         for e in map.entries() {
             let ps: Vec<String> = e.params.iter().map(|p| p.name.clone()).collect();
@@ -71,23 +73,24 @@ pub fn run(a: &CompileArgs) -> i32 {
                 .as_ref()
                 .map(|r| format!(" -> {r}"))
                 .unwrap_or_default();
-            println!("{}({}){res}  @ {}", e.name, ps.join(", "), e.cite);
+            let _ = writeln!(out, "{}({}){res}  @ {}", e.name, ps.join(", "), e.cite);
         }
-        return 0;
+        return emit(&out, 0);
     }
     if let Some(d) = &a.out
         && let Err(e) = std::fs::create_dir_all(d)
     {
-        eprintln!("error: {}: {e}", d.display());
+        say!("error: {}: {e}", d.display());
         return 2;
     }
-    let mut status = 0;
+    let (files, problems) = litmus_files(&a.paths);
+    let mut status = if problems { 2 } else { 0 };
     let mut first = true;
-    for f in litmus_files(&a.paths) {
+    for f in files {
         let t = match diag::load_test(&f) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
                 continue;
             }
@@ -97,20 +100,20 @@ pub fn run(a: &CompileArgs) -> i32 {
                 Some(d) => {
                     let p = d.join(format!("{}.litmus", t.name.replace(['/', ' '], "_")));
                     if let Err(e) = std::fs::write(&p, &c.text) {
-                        eprintln!("error: {}: {e}", p.display());
+                        say!("error: {}: {e}", p.display());
                         status = 2;
                     }
                 }
                 None => {
                     if !first {
-                        println!();
+                        out.push('\n');
                     }
                     first = false;
-                    print!("{}", c.text);
+                    out.push_str(&c.text);
                 }
             },
             Err(e) => {
-                eprintln!(
+                say!(
                     "error: {}: does not compile with {}: {e}",
                     f.display(),
                     map.name
@@ -119,19 +122,30 @@ pub fn run(a: &CompileArgs) -> i32 {
             }
         }
     }
-    status
+    emit(&out, status)
+}
+
+/// Writes the output built for the run; a write error is reported and fails the run.
+fn emit(out: &str, status: i32) -> i32 {
+    match super::write_stdout(out) {
+        Ok(()) => status,
+        Err(e) => {
+            say!("error: standard output: {e}");
+            2
+        }
+    }
 }
 
 // ------------------------------------------------------------------ check --compile
 
 use super::CheckArgs;
+use litmus::budget::Budget;
 use litmus::compile::Compiled;
 use litmus::compile::compare::{self, Comparison};
 use litmus::litmus::ast::{Condition, Quantifier, Test};
 use litmus::model::{self as models, Loaded};
 use litmus::outcome::{self, Judgement, Options};
 use serde_json::json;
-use std::time::{Duration, Instant};
 
 /// One hardware column: a mapping and the model that judges what it produces.
 struct Column {
@@ -159,7 +173,7 @@ pub fn check(a: &CheckArgs) -> i32 {
                 match models::canonical(n) {
                     Some(c) => v.push(c),
                     None => {
-                        eprintln!("error: unknown model `{n}`");
+                        say!("error: unknown model `{n}`");
                         return 2;
                     }
                 }
@@ -171,7 +185,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     let lkmm = match load("lkmm") {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("error: model lkmm: {e}");
+            say!("error: model lkmm: {e}");
             return 2;
         }
     };
@@ -194,7 +208,7 @@ pub fn check(a: &CheckArgs) -> i32 {
         let map = match Mapping::load(&w) {
             Ok(m) => m,
             Err(e) => {
-                eprintln!("error: mapping: {e}");
+                say!("error: mapping: {e}");
                 return 2;
             }
         };
@@ -202,49 +216,50 @@ pub fn check(a: &CheckArgs) -> i32 {
         let model = match load(model_name) {
             Ok(m) => m,
             Err(e) => {
-                eprintln!("error: model {model_name}: {e}");
+                say!("error: model {model_name}: {e}");
                 return 2;
             }
         };
         cols.push(Column { map, model });
     }
     if cols.is_empty() {
-        eprintln!("error: --compile needs a hardware model (power, armv8, x86tso) or --mapping");
+        say!("error: --compile needs a hardware model (power, armv8, x86tso) or --mapping");
         return 2;
     }
     let opts = Options {
         unroll: a.unroll,
         ..Options::default()
     };
-    let timeout = a.timeout.map(Duration::from_secs_f64);
     let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
         let mut o = opts.clone();
-        o.deadline = timeout.map(|d| Instant::now() + d);
+        o.budget = Budget::new(a.timeout, a.max_memory);
         let mut j =
             outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| e.to_string())?;
         j.model = m.label.clone();
         Ok(j)
     };
-    let mut status = 0;
+    let (files, problems) = litmus_files(&a.paths);
+    let mut status = if problems { 2 } else { 0 };
     let mut unsound_any = false;
-    for f in litmus_files(&a.paths) {
+    let mut out = String::new();
+    for f in files {
         let t = match diag::load_test(&f) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
                 continue;
             }
         };
         let file = f.display().to_string();
         if t.arch != Arch::C {
-            eprintln!("warning: {file}: not a C test, nothing to compile");
+            say!("warning: {file}: not a C test, nothing to compile");
             continue;
         }
         let lk = match judge(&t, &lkmm) {
             Ok(j) => j,
             Err(e) => {
-                eprintln!("error: {file}: lkmm: {e}");
+                say!("error: {file}: lkmm: {e}");
                 status = 2;
                 continue;
             }
@@ -268,23 +283,26 @@ pub fn check(a: &CheckArgs) -> i32 {
         let cmp = match cmp {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("error: {}: {e}", r.file);
+                say!("error: {}: {e}", r.file);
                 status = 2;
                 continue;
             }
         };
         unsound_any |= !cmp.unsound().is_empty();
         if a.format == "json" {
-            println!("{}", json_line(&r, &cols, &cmp, &lkmm, &judge));
+            let _ = writeln!(out, "{}", json_line(&r, &cols, &cmp, &lkmm, &judge));
         } else {
-            print!("{}", text(&r, &cols, &cmp, &lkmm, &judge, a));
+            out.push_str(&text(&r, &cols, &cmp, &lkmm, &judge, a));
         }
     }
-    if status == 0 && unsound_any {
-        1
-    } else {
-        status
-    }
+    emit(
+        &out,
+        if status == 0 && unsound_any {
+            1
+        } else {
+            status
+        },
+    )
 }
 
 fn arch_of_model(n: &str) -> Option<Arch> {
@@ -345,7 +363,6 @@ fn text(
     judge: &dyn Fn(&Test, &Loaded) -> Result<Judgement, String>,
     a: &CheckArgs,
 ) -> String {
-    use std::fmt::Write;
     let mut out = format!("Test {} ({})\n", r.test.name, r.file);
     for (h, c) in r.hw.iter().zip(cols) {
         if let Err(e) = h {

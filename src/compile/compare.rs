@@ -89,22 +89,25 @@ fn loc_text(l: &LocRef) -> String {
 
 /// `l1=v1 /\ l2=v2 /\ ...` (values as herd prints them: integers or location names).
 pub fn state_prop(shown: &[LocRef], values: &[String]) -> Prop {
-    let mut p: Option<Prop> = None;
-    for (l, v) in shown.iter().zip(values) {
-        let lit = match v.parse::<i64>() {
-            Ok(i) => ValueLit::Int(i),
-            Err(_) => ValueLit::Addr {
-                name: v.clone(),
-                amp: false,
-            },
-        };
-        let e = Prop::Eq(l.clone(), lit);
-        p = Some(match p {
-            None => e,
-            Some(q) => Prop::And(Box::new(q), Box::new(e)),
-        });
+    let mut terms: Vec<Prop> = shown
+        .iter()
+        .zip(values)
+        .map(|(l, v)| {
+            let lit = match v.parse::<i64>() {
+                Ok(i) => ValueLit::Int(i),
+                Err(_) => ValueLit::Addr {
+                    name: v.clone(),
+                    amp: false,
+                },
+            };
+            Prop::Eq(l.clone(), lit)
+        })
+        .collect();
+    match terms.len() {
+        0 => Prop::True,
+        1 => terms.pop().unwrap(),
+        _ => Prop::And(terms),
     }
-    p.unwrap_or(Prop::True)
 }
 
 fn values(j: &Judgement, order: &[usize]) -> Vec<Vec<String>> {

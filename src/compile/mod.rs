@@ -242,7 +242,8 @@ fn prop_locs(p: &Prop, f: &mut impl FnMut(&LocRef)) {
             f(b);
         }
         Prop::Not(a) => prop_locs(a, f),
-        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+        Prop::And(ps) | Prop::Or(ps) => ps.iter().for_each(|q| prop_locs(q, f)),
+        Prop::Implies(a, b) => {
             prop_locs(a, f);
             prop_locs(b, f);
         }
@@ -258,8 +259,8 @@ fn rename_prop(p: &Prop, c: &Compiled) -> Prop {
         Prop::Ne(l, v) => Prop::Ne(c.rename(l), v.clone()),
         Prop::EqLoc(a, x) => Prop::EqLoc(c.rename(a), c.rename(x)),
         Prop::Not(a) => Prop::Not(b(a)),
-        Prop::And(a, x) => Prop::And(b(a), b(x)),
-        Prop::Or(a, x) => Prop::Or(b(a), b(x)),
+        Prop::And(ps) => Prop::And(ps.iter().map(|q| rename_prop(q, c)).collect()),
+        Prop::Or(ps) => Prop::Or(ps.iter().map(|q| rename_prop(q, c)).collect()),
         Prop::Implies(a, x) => Prop::Implies(b(a), b(x)),
     }
 }
