@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod budget;
 pub mod cat;
+pub mod compile;
 pub mod crash;
 pub mod exec;
 pub mod litmus;

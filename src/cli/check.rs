@@ -12,6 +12,9 @@ use std::io::IsTerminal;
 use litmus::WORKER_STACK as STACK;
 
 pub fn run(a: &CheckArgs) -> i32 {
+    if a.compile {
+        return super::compile::check(a);
+    }
     // Models recurse (herd's cat library builds coherence orders recursively): give workers
     // deep stacks rather than abort on a large test.
     let mut pool = rayon::ThreadPoolBuilder::new()

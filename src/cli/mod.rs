@@ -9,6 +9,7 @@ macro_rules! say {
 
 mod bench;
 mod check;
+mod compile;
 mod diag;
 mod explore;
 mod values;
@@ -38,6 +39,8 @@ enum Cmd {
     Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
+    /// Compile C tests to PPC, AArch64 or X86 through a mapping of the kernel's primitives.
+    Compile(compile::CompileArgs),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -129,6 +132,14 @@ pub struct CheckArgs {
     /// With --graph, also render SVG with Graphviz's `dot`.
     #[arg(long)]
     pub svg: bool,
+    /// Also compile each C test to every hardware model asked for (power, armv8, x86tso,
+    /// with each of its architecture's mappings) and compare final states with the LKMM's:
+    /// states a hardware reaches and the LKMM forbids are unsound mappings (exit status 1).
+    #[arg(long)]
+    pub compile: bool,
+    /// With --compile: these mappings (names or files) instead of every shipped variant.
+    #[arg(long)]
+    pub mapping: Vec<String>,
 }
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
@@ -181,6 +192,7 @@ fn dispatch(args: Vec<OsString>) -> i32 {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
+        Cmd::Compile(a) => compile::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }
