@@ -1,61 +1,23 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
 use super::{CheckArgs, diag, litmus_files};
-use litmus::batch::{self, Choice, Models, Settings, Status};
+use litmus::batch::{self, Models, Settings, Status};
 use litmus::litmus::ast::Test;
-use litmus::model as models;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
-use std::io::IsTerminal;
 use std::time::Duration;
 
-use litmus::WORKER_STACK as STACK;
-
 pub fn run(a: &CheckArgs) -> i32 {
-    // Models recurse (herd's cat library builds coherence orders recursively): give workers
-    // deep stacks rather than abort on a large test.
-    let mut pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK)
-        .start_handler(|_| litmus::crash::guard_this_thread());
-    if let Some(j) = a.jobs {
-        pool = pool.num_threads(j.max(1));
-    }
     let files = litmus_files(&a.paths);
-    // One test needs no pool up front: starting worker threads would cost more than a small
-    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
-    // pool then; `--jobs` bounds that too, so it is built here when given.
-    let parallel = files.len() > 1 && a.jobs != Some(1);
-    if parallel || a.jobs.is_some() {
-        let _ = pool.build_global();
-    }
+    let parallel = super::start_pool(a.jobs, files.len());
     let request = a.m.request();
-    let choice = match models::load_files(&request) {
+    let choice = match super::choice(&a.m) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("{e}");
             return 2;
         }
-        Ok(Some(m)) => Choice::Files(Box::new(m)),
-        Ok(None) => match &a.m.model {
-            None => Choice::ByArch,
-            Some(m) if m == "all" => Choice::Named(models::all_names()),
-            Some(m) => {
-                let mut names = Vec::new();
-                for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                    match models::canonical(n) {
-                        Some(c) => names.push(c),
-                        None => {
-                            eprintln!(
-                                "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
-                                models::all_names().join(", ")
-                            );
-                            return 2;
-                        }
-                    }
-                }
-                Choice::Named(names)
-            }
-        },
     };
     let models = match Models::load(choice, &request) {
         Ok(m) => m,
@@ -82,17 +44,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         timeout: a.timeout.map(Duration::from_secs_f64),
         max_memory: None,
     };
-    // A progress bar for long batches, on a terminal only (never in piped or CI output).
-    let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(files.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
+    let bar = super::progress(files.len());
     let done = || {
         if let Some(b) = &bar {
             b.inc(1);

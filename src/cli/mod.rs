@@ -7,6 +7,8 @@ mod diag;
 mod explore;
 
 use clap::{Args, Parser, Subcommand};
+use litmus::batch::{Choice, Column};
+use litmus::model::{self, Spec};
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
@@ -41,7 +43,8 @@ enum Cmd {
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct ModelArgs {
     /// Model(s): lkmm, x86tso, armv8, power (aliases: linux-kernel, tso, aarch64, arm64, ppc,
-    /// powerpc), a comma-separated list, or `all`. Default: the test's architecture picks.
+    /// powerpc), a `.cat` or `.cfg` file, a comma-separated list, or `all`. Default: the
+    /// test's architecture picks.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// A herd7 configuration file (`-conf linux-kernel.cfg`).
@@ -154,6 +157,65 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
+}
+
+/// Builds the worker pool for a batch of `files` tests, unless one test needs none;
+/// whether the batch runs in parallel.
+pub fn start_pool(jobs: Option<usize>, files: usize) -> bool {
+    // Models recurse (herd's cat library builds coherence orders recursively): give workers
+    // deep stacks rather than abort on a large test.
+    let mut pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(litmus::WORKER_STACK)
+        .start_handler(|_| litmus::crash::guard_this_thread());
+    if let Some(j) = jobs {
+        pool = pool.num_threads(j.max(1));
+    }
+    // One test needs no pool up front: starting worker threads would cost more than a small
+    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
+    // pool then; `--jobs` bounds that too, so it is built here when given.
+    let parallel = files > 1 && jobs != Some(1);
+    if parallel || jobs.is_some() {
+        let _ = pool.build_global();
+    }
+    parallel
+}
+
+/// The models `m` names: `--conf`/`--cat` files, else `--model`'s list (shipped names,
+/// `.cat` and `.cfg` files) or `all`, else each test's architecture picks.
+pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
+    let request = m.request();
+    if let Some(loaded) = model::load_files(&request)? {
+        return Ok(Choice::files(loaded));
+    }
+    match &m.model {
+        None => Ok(Choice::ByArch),
+        Some(x) if x == "all" => Ok(Choice::named(model::all_names())),
+        Some(x) => x
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| match Spec::parse(n, &request)? {
+                Spec::Shipped(n) => Ok(Column::Shipped(n)),
+                spec => Ok(Column::Files(Box::new(spec.load(&request)?))),
+            })
+            .collect::<Result<_, String>>()
+            .map(Choice::Columns),
+    }
+}
+
+/// A progress bar for a long batch, on a terminal only (never in piped or CI output).
+pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    (files > 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(files as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    })
 }
 
 /// Expand folders into their `*.litmus` files (sorted); keep files as given.

@@ -8,6 +8,7 @@ use crate::cat::Model;
 use crate::exec::EngineError;
 use crate::litmus::ast::{LocRef, Test};
 use crate::sem::{Symbols, c::Macros};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One candidate execution under one branch of the model.
 #[derive(Clone, Debug)]
@@ -110,6 +111,38 @@ pub fn executions(
     })
 }
 
+/// Why each of `states` (final states as [`crate::snapshot::state`] spells them) is no
+/// final state of `test` under `model`: the checks that reject the candidate executions
+/// reaching it, each with how many it rejects, in the order first met. A state no
+/// candidate reaches has no entry: it is impossible before any axiom.
+pub fn rejections(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+    states: &BTreeSet<String>,
+) -> Result<BTreeMap<String, Vec<(String, usize)>>, EngineError> {
+    let shown = super::shown_locations(test);
+    let printer = crate::report::herd::StatePrinter::new(&shown);
+    let mut why: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    visit(test, model, macros, opts, &mut |b: Branch| {
+        if let Some(f) = &b.verdict.failed {
+            let mut text = String::new();
+            printer.write(&mut text, b.c.prims.symbols, b.state());
+            let text = crate::snapshot::state(&text);
+            if states.contains(&text) {
+                let checks = why.entry(text).or_default();
+                match checks.iter_mut().find(|(c, _)| *c == f.name) {
+                    Some((_, n)) => *n += 1,
+                    None => checks.push((f.name.clone(), 1)),
+                }
+            }
+        }
+        true
+    })?;
+    Ok(why)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,6 +195,38 @@ mod tests {
         assert_eq!(
             x.show_state(&x.records[0].state).matches(';').count(),
             x.records[0].state.len()
+        );
+    }
+
+    #[test]
+    fn rejections_name_the_check_for_each_forbidden_state() {
+        let t = crate::litmus::parse(MP).expect("parses");
+        let m = load_shipped("power", &Default::default()).expect("model");
+        let o = Options::default();
+        let j = judge(&t, &m.model, None, &o).expect("judges");
+        // The condition's state (1:r0=1, 1:r2=0 in some spelling) is the forbidden one.
+        let (x, _) = explore(MP, usize::MAX);
+        let forbidden: BTreeSet<String> = x
+            .records
+            .iter()
+            .filter(|r| r.sat)
+            .map(|r| crate::snapshot::state(&x.show_state(&r.state)))
+            .collect();
+        assert_eq!(forbidden.len(), 1);
+        let allowed = crate::snapshot::state(&x.show_state(j.states.iter().next().unwrap()));
+        let asked: BTreeSet<String> = forbidden.iter().cloned().chain([allowed.clone()]).collect();
+        let why = rejections(&t, &m.model, None, &o, &asked).expect("runs");
+        let want = j.forbidden_by.expect("forbidden").check;
+        let checks = &why[forbidden.iter().next().unwrap()];
+        assert_eq!(checks[0].0, want);
+        // An allowed state is reached by a consistent execution: rejections of other
+        // executions reaching it may exist, but the forbidden one has only rejections.
+        assert!(checks.iter().all(|(_, n)| *n > 0));
+        let unreachable: BTreeSet<String> = ["1:r0=7; 1:r2=7;".to_string()].into();
+        assert!(
+            rejections(&t, &m.model, None, &o, &unreachable)
+                .unwrap()
+                .is_empty()
         );
     }
 
