@@ -37,6 +37,8 @@ pub struct Loaded {
     /// Every file it was loaded from, as found: the configuration, the macros, then the
     /// model's own (see [`Model::sources`]); `<builtin>/NAME` for a shipped file.
     pub files: Vec<String>,
+    /// The options it was loaded from, for a model from files; `None` for a shipped one.
+    pub request: Option<Request>,
 }
 
 impl Loaded {
@@ -158,6 +160,7 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, String> {
         macros,
         arches: Some(s.arches.to_vec()),
         files,
+        request: None,
     })
 }
 
@@ -209,6 +212,7 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, String> {
         macros: Some(macros),
         arches: None,
         files,
+        request: Some(a.clone()),
     }))
 }
 

@@ -5,6 +5,7 @@ mod bench;
 mod check;
 mod diag;
 mod explore;
+mod snapshot;
 
 use clap::{Args, Parser, Subcommand};
 use litmus::batch::{Choice, Column};
@@ -31,6 +32,9 @@ enum Cmd {
     Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
+    /// Snapshot tests of expected outcomes: record each test's outcome per model beside it,
+    /// check that a new run (or an edited model) gives the same, review the changes.
+    Snapshot(snapshot::SnapshotArgs),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -146,6 +150,7 @@ pub fn main(args: Vec<String>) -> i32 {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
+        Cmd::Snapshot(a) => snapshot::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }

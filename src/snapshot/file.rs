@@ -28,7 +28,7 @@
 //! folder can move with its tests.
 
 use super::Outcome;
-use crate::model::Request;
+use crate::model::{Loaded, Request};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::{Component, Path, PathBuf};
@@ -69,6 +69,44 @@ pub struct Source {
     pub include: Vec<String>,
     /// Every file the model loaded: (SHA-256 in hex, path).
     pub files: Vec<(String, String)>,
+}
+
+impl ModelId {
+    /// How `now` differs from this (recorded) description, a line each; empty when they
+    /// are the same model.
+    pub fn changes(&self, now: &ModelId) -> Vec<String> {
+        let none = Source::default();
+        let (a, b) = (
+            self.source.as_ref().unwrap_or(&none),
+            now.source.as_ref().unwrap_or(&none),
+        );
+        let mut out = Vec::new();
+        let opts = |s: &Source| {
+            format!(
+                "conf {:?} cat {:?} bell {:?} macros {:?} variants {:?} include {:?}",
+                s.conf, s.cat, s.bell, s.macros, s.variants, s.include
+            )
+        };
+        if opts(a) != opts(b) {
+            out.push(format!("options {} → {}", opts(a), opts(b)));
+        }
+        let short = |h: &str| h.chars().take(12).collect::<String>();
+        for (h, p) in &a.files {
+            match b.files.iter().find(|(_, q)| q == p) {
+                None => out.push(format!("- file {p}")),
+                Some((g, _)) if g != h => {
+                    out.push(format!("file {p}: sha256 {} → {}", short(h), short(g)))
+                }
+                _ => {}
+            }
+        }
+        for (_, q) in &b.files {
+            if !a.files.iter().any(|(_, p)| p == q) {
+                out.push(format!("+ file {q}"));
+            }
+        }
+        out
+    }
 }
 
 /// One test under one model.
@@ -473,6 +511,27 @@ impl Source {
             include: self.include.iter().map(back).collect(),
         }
     }
+}
+
+/// How a snapshot names a loaded model (see [`ModelId::key`]).
+pub fn key(m: &Loaded) -> String {
+    match &m.request {
+        Some(r) => key_of(r),
+        None => m.label.clone(),
+    }
+}
+
+/// A loaded model as a snapshot in `folder` describes it: a model from files with its
+/// options and the fingerprint of every file it loaded.
+pub fn model_id(m: &Loaded, folder: &Path) -> Result<ModelId, String> {
+    let source = match &m.request {
+        Some(r) => Some(Source::of(r, folder, crate::model::fingerprint(&m.files)?)),
+        None => None,
+    };
+    Ok(ModelId {
+        key: key(m),
+        source,
+    })
 }
 
 /// The key a snapshot names a model from files by: its configuration's file name, else its

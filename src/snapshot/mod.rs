@@ -174,7 +174,7 @@ impl Delta {
         out.extend(self.added.iter().map(|s| format!("+ {s}")));
         if let Some(((p0, n0), (p1, n1))) = self.witnesses {
             out.push(format!(
-                "witnesses positive {p0} negative {n0} → positive {p1} negative {n1}"
+                "witnesses (positive/negative) {p0}/{n0} → {p1}/{n1}"
             ));
         }
         out.extend(self.flags_removed.iter().map(|f| format!("- flag {f}")));
