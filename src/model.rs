@@ -119,6 +119,14 @@ pub fn all_names() -> Vec<&'static str> {
     SHIPPED.iter().map(|s| s.name).collect()
 }
 
+/// The architectures a shipped model covers.
+pub fn arches(name: &str) -> &'static [Arch] {
+    SHIPPED
+        .iter()
+        .find(|s| s.name == name)
+        .map_or(&[], |s| s.arches)
+}
+
 /// The shipped model herd7 would pick for a test's architecture.
 pub fn default_for(arch: Arch) -> &'static str {
     SHIPPED

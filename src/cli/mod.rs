@@ -4,6 +4,7 @@
 mod bench;
 mod check;
 mod diag;
+mod diff;
 mod explore;
 mod snapshot;
 
@@ -35,6 +36,9 @@ enum Cmd {
     /// Snapshot tests of expected outcomes: record each test's outcome per model beside it,
     /// check that a new run (or an edited model) gives the same, review the changes.
     Snapshot(snapshot::SnapshotArgs),
+    /// What one model allows that another forbids, test by test, and the axiom that forbids
+    /// it (`--model A --model B PATHS`); or how two herd-format logs differ (`LOG1 LOG2`).
+    Diff(Box<diff::DiffArgs>),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -151,6 +155,7 @@ pub fn main(args: Vec<String>) -> i32 {
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
         Cmd::Snapshot(a) => snapshot::run(&a),
+        Cmd::Diff(a) => diff::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }
