@@ -233,8 +233,7 @@ fn read_macros(p: &Path, dirs: &[std::path::PathBuf]) -> Result<(PathBuf, Macros
         .chain(dirs.iter().map(|d| d.join(p)))
         .find(|c| c.is_file())
         .ok_or_else(|| format!("error: macro file {} not found", p.display()))?;
-    let text =
-        std::fs::read_to_string(&found).map_err(|e| format!("error: {}: {e}", found.display()))?;
+    let text = crate::source::read_text(&found).map_err(|e| format!("error: {e}"))?;
     let m = Macros::parse(&text).map_err(|e| format!("error: {}: {e}", found.display()))?;
     Ok((found, m))
 }

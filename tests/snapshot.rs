@@ -59,8 +59,15 @@ impl Scratch {
         let p = self.path("model/edited.cat");
         let text = std::fs::read_to_string(&p).unwrap();
         let hb = "let hb = [Marked]; (ppo | rfe | ((prop \\ id) & int)); [Marked]";
-        assert!(text.contains(hb), "cat/lkmm.cat's hb is not as this test expects");
-        std::fs::write(&p, text.replace(hb, "let hb = [Marked]; (ppo | rfe); [Marked]")).unwrap();
+        assert!(
+            text.contains(hb),
+            "cat/lkmm.cat's hb is not as this test expects"
+        );
+        std::fs::write(
+            &p,
+            text.replace(hb, "let hb = [Marked]; (ppo | rfe); [Marked]"),
+        )
+        .unwrap();
     }
 }
 
@@ -84,7 +91,9 @@ fn redact(text: &str) -> String {
     let mut out = String::new();
     let mut word = String::new();
     let flush = |w: &mut String, out: &mut String| {
-        let hex = w.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
+        let hex = w
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase());
         if hex && (w.len() == 64 || w.len() == 12) {
             out.push_str("<sha256>");
         } else {
@@ -109,7 +118,10 @@ fn small_suite(s: &Scratch) {
     s.copy("classic/C/SB+onces.litmus", "t/C/SB+onces.litmus");
     s.copy("classic/C/MP+wmb+rmb.litmus", "t/C/MP+wmb+rmb.litmus");
     s.copy("classic/C/LB+onces.litmus", "t/C/LB+onces.litmus");
-    s.copy("classic/PPC/MP+lwsync+addr.litmus", "t/PPC/MP+lwsync+addr.litmus");
+    s.copy(
+        "classic/PPC/MP+lwsync+addr.litmus",
+        "t/PPC/MP+lwsync+addr.litmus",
+    );
 }
 
 #[test]
@@ -120,7 +132,10 @@ fn the_snapshot_format() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let c = s.read("t/C/litmus.snap");
     let ppc = s.read("t/PPC/litmus.snap");
-    insta::assert_snapshot!("format_shipped", format!("{c}\n=== t/PPC/litmus.snap\n{ppc}"));
+    insta::assert_snapshot!(
+        "format_shipped",
+        format!("{c}\n=== t/PPC/litmus.snap\n{ppc}")
+    );
     // Recording again gives the same bytes.
     s.run(&["snapshot", "record", "t"]);
     assert_eq!(s.read("t/C/litmus.snap"), c);
@@ -172,7 +187,14 @@ fn check_reports_changed_new_and_missing() {
     // The snapshot is untouched; the changes wait beside it.
     assert_eq!(s.read("t/C/litmus.snap"), before);
     assert!(s.path("t/C/litmus.snap.new").exists());
-    let o = s.run(&["snapshot", "check", "--format", "json", "--no-pending", "t/C"]);
+    let o = s.run(&[
+        "snapshot",
+        "check",
+        "--format",
+        "json",
+        "--no-pending",
+        "t/C",
+    ]);
     assert_eq!(o.status.code(), Some(1));
     insta::assert_snapshot!("check_changed_json", redact(&stdout(&o)));
 }
@@ -206,7 +228,10 @@ fn review_from_a_pipe_accepts_and_rejects_each_change() {
         .unwrap();
     let o = child.wait_with_output().unwrap();
     let out = stdout(&o);
-    assert!(out.contains("review: 2 accepted, 1 rejected, 1 left pending"), "{out}");
+    assert!(
+        out.contains("review: 2 accepted, 1 rejected, 1 left pending"),
+        "{out}"
+    );
     assert!(out.contains("missing: the test is gone"), "{out}");
     assert!(out.contains("verdict No Never → Ok Sometimes"), "{out}");
     let snap = s.read("t/C/litmus.snap");
@@ -273,7 +298,15 @@ fn review_in_a_terminal_under_tmux() {
         env!("CARGO_BIN_EXE_litmus")
     );
     let o = tm(&[
-        "new-session", "-d", "-s", &session, "-x", "160", "-y", "50", &cmd,
+        "new-session",
+        "-d",
+        "-s",
+        &session,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        &cmd,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let screen = || stdout(&tm(&["capture-pane", "-p", "-t", &session]));
@@ -296,7 +329,10 @@ fn review_in_a_terminal_under_tmux() {
     wait_for("EXIT=0", 1);
     let shown = screen();
     tm(&["kill-server"]);
-    assert!(shown.contains("review: 2 accepted, 0 rejected, 0 left pending"), "{shown}");
+    assert!(
+        shown.contains("review: 2 accepted, 0 rejected, 0 left pending"),
+        "{shown}"
+    );
     assert!(!s.path("t/C/litmus.snap.new").exists());
     assert_eq!(s.run(&["snapshot", "check", "t/C"]).status.code(), Some(0));
 }
@@ -307,7 +343,14 @@ fn diff_reports_each_state_and_the_check_that_forbids_it() {
     small_suite(&s);
     s.lkmm_copy();
     s.weaken_hb();
-    let o = s.run(&["diff", "--model", "lkmm", "--model", "model/edited.cfg", "t"]);
+    let o = s.run(&[
+        "diff",
+        "--model",
+        "lkmm",
+        "--model",
+        "model/edited.cfg",
+        "t",
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     insta::assert_snapshot!("diff_models", stdout(&o));
     // The same models the other way round: the state is removed, the first forbids it.
@@ -422,7 +465,11 @@ fn an_edited_lkmm_changes_exactly_the_tests_it_should() {
         })
         .collect();
     let folders: Vec<&str> = c_folders.iter().map(String::as_str).collect();
-    let record = [&["snapshot", "record", "--conf", "model/edited.cfg"][..], &folders].concat();
+    let record = [
+        &["snapshot", "record", "--conf", "model/edited.cfg"][..],
+        &folders,
+    ]
+    .concat();
     let o = s2.run(&record);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     s2.weaken_hb();
@@ -444,7 +491,11 @@ fn an_edited_lkmm_changes_exactly_the_tests_it_should() {
     for (file, d) in &expected {
         assert_eq!(changed[file], serde_json::to_value(d).unwrap(), "{file}");
     }
-    assert_eq!(v["summary"]["models_changed"], c_folders.len(), "once per folder");
+    assert_eq!(
+        v["summary"]["models_changed"],
+        c_folders.len(),
+        "once per folder"
+    );
 }
 
 #[test]
@@ -462,5 +513,9 @@ fn a_bad_snapshot_is_an_error_naming_its_line() {
     // record does not overwrite what it cannot read.
     let o = s.run(&["snapshot", "record", "t"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(std::fs::read_to_string(&p).unwrap().contains("witnesses one"));
+    assert!(
+        std::fs::read_to_string(&p)
+            .unwrap()
+            .contains("witnesses one")
+    );
 }

@@ -27,9 +27,7 @@ impl Source {
     }
     pub fn read(&self) -> Result<String, String> {
         match self {
-            Source::Disk(p) => {
-                std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
-            }
+            Source::Disk(p) => crate::source::read_text(p).map_err(|e| e.to_string()),
             Source::Embedded(_, s) => Ok(s.to_string()),
             Source::Text(_, s) => Ok(s.clone()),
         }
@@ -63,11 +61,17 @@ pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source
 /// Reads a herd `.cfg` file: the model options and the C macros file, if any.
 /// Options herd uses for graphs and printing are ignored.
 pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CatError {
-        file: path.display().to_string(),
-        line: 0,
-        col: 0,
-        msg: e.to_string(),
+    let text = crate::source::read_text(path).map_err(|e| {
+        let (line, col) = match &e {
+            crate::source::SourceError::NotUtf8 { line, col, .. } => (*line, *col),
+            _ => (0, 0),
+        };
+        CatError {
+            file: path.display().to_string(),
+            line,
+            col,
+            msg: e.to_string(),
+        }
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut opts = ModelOptions::default();

@@ -1,28 +1,36 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
-use super::{CheckArgs, diag, litmus_files};
+use super::{CheckArgs, diag};
 use litmus::batch::{self, Models, Settings, Status};
 use litmus::litmus::ast::Test;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
-use std::time::Duration;
 
 pub fn run(a: &CheckArgs) -> i32 {
-    let files = litmus_files(&a.paths);
-    let parallel = super::start_pool(a.jobs, files.len());
+    let Some(super::Batch {
+        files,
+        problems,
+        parallel,
+    }) = super::batch(&a.paths, a.jobs)
+    else {
+        return 2;
+    };
+    if files.is_empty() {
+        return 2;
+    }
     let request = a.m.request();
     let choice = match super::choice(&a.m) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
     let models = match Models::load(choice, &request) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -41,8 +49,8 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let settings = Settings {
         options,
-        timeout: a.timeout.map(Duration::from_secs_f64),
-        max_memory: None,
+        timeout: a.timeout,
+        max_memory: a.max_memory.or_else(super::values::default_memory),
     };
     let bar = super::progress(files.len());
     let done = || {
@@ -62,25 +70,27 @@ pub fn run(a: &CheckArgs) -> i32 {
         b.finish_and_clear();
     }
 
-    let mut status = 0;
+    // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
+    let mut status = if problems { 2 } else { 0 };
+    let mut limited = false;
     // Each file's parse error once, whatever the number of models.
     for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
         match &r.status {
             Status::Error(e) if r.test.is_none() => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
             }
             Status::Error(e) => {
-                eprintln!("error: {}: {e}", r.file.display());
+                say!("error: {}: {e}", r.file.display());
                 status = 2;
             }
-            Status::Undetermined(e) => {
-                eprintln!("error: {}: {e}", r.file.display());
-                status = 2;
+            Status::Undetermined(e, _) => {
+                say!("warning: {}: undetermined, {e}", r.file.display());
+                limited = true;
             }
             Status::Judged(j) => {
                 if j.cut {
-                    eprintln!(
+                    say!(
                         "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
                         r.file.display(),
                         a.unroll
@@ -89,7 +99,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                 if let (Some(dir), Some(t)) = (&a.graph, &r.test)
                     && let Err(e) = write_graph(dir, t, j, a.svg)
                 {
-                    eprintln!("error: {}: {e}", r.file.display());
+                    say!("error: {}: {e}", r.file.display());
                     status = 2;
                 }
             }
@@ -101,19 +111,25 @@ pub fn run(a: &CheckArgs) -> i32 {
         "auto" => "herd",
         f => f,
     };
-    let judged = || {
-        records.iter().filter_map(|r| match (&r.status, &r.test) {
-            (Status::Judged(j), Some(t)) => Some((r, t.as_ref(), j.as_ref())),
-            _ => None,
-        })
-    };
+    if status == 0 && limited {
+        status = 3;
+    }
     let mut out = String::new();
     match format {
         "herd" => {
-            for (_, t, j) in judged() {
-                out += &report::herd::block(t, j);
-                if a.explain {
-                    out += &report::explain(t, j);
+            for r in &records {
+                let Some(t) = &r.test else { continue };
+                match &r.status {
+                    Status::Judged(j) => {
+                        out += &report::herd::block(t, j);
+                        if a.explain {
+                            out += &report::explain(t, j);
+                        }
+                    }
+                    Status::Undetermined(why, explored) => {
+                        out += &report::herd::undetermined(t, why, explored)
+                    }
+                    Status::Error(_) | Status::NotApplicable => continue,
                 }
                 out.push('\n');
             }
@@ -141,7 +157,8 @@ pub fn run(a: &CheckArgs) -> i32 {
                 };
                 let cell = match &r.status {
                     Status::Judged(j) => TableCell::Judged(j.as_ref()),
-                    Status::Undetermined(_) | Status::Error(_) => TableCell::Failed,
+                    Status::Undetermined(why, _) => TableCell::Undetermined(why),
+                    Status::Error(_) => TableCell::Failed,
                     Status::NotApplicable => continue,
                 };
                 rows[k].cells[r.column].push((t.name.clone(), cell));
@@ -149,18 +166,24 @@ pub fn run(a: &CheckArgs) -> i32 {
             out += &report::table::render(&columns, &rows);
         }
         "json" => {
-            for (r, t, j) in judged() {
-                out += &report::json::line(&r.file.display().to_string(), t, j);
+            for r in &records {
+                let file = r.file.display().to_string();
+                let line = match (&r.status, &r.test) {
+                    (Status::Judged(j), Some(t)) => report::json::line(&file, t, j),
+                    (Status::NotApplicable, _) => continue,
+                    (status, t) => report::json::unanswered(&file, t.as_deref(), &r.model, status),
+                };
+                out += &line;
                 out.push('\n');
             }
         }
         other => {
-            eprintln!("error: unknown format `{other}` (herd, table, json)");
+            say!("error: unknown format `{other}` (herd, table, json)");
             return 2;
         }
     }
     if let Err(e) = super::write_stdout(&out) {
-        eprintln!("error: cannot write the output: {e}");
+        say!("error: cannot write the output: {e}");
         return 2;
     }
     status

@@ -1,7 +1,7 @@
 //! `litmus diff`: what one model allows that another forbids, test by test, and why; or
 //! how two herd-format logs differ, as herdtools7's `mcompare7` compares them.
 
-use super::{diag, litmus_files};
+use super::{diag, values};
 use clap::Args;
 use litmus::batch::{self, Choice, Column, Models, Record, Settings, Status};
 use litmus::budget::Budget;
@@ -41,11 +41,15 @@ pub struct DiffArgs {
     #[arg(long, default_value_t = 2)]
     unroll: u32,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', value_parser = values::jobs)]
     jobs: Option<usize>,
     /// Seconds allowed per test (and again for explaining its differences).
-    #[arg(long)]
-    timeout: Option<f64>,
+    #[arg(long, value_parser = values::seconds)]
+    timeout: Option<Duration>,
+    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
+    /// machine's); a test that reaches it is undetermined.
+    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
+    max_memory: Option<u64>,
     /// Output: text, or json (one document).
     #[arg(long, default_value = "text")]
     format: String,
@@ -82,7 +86,7 @@ struct Found {
 
 pub fn run(a: &DiffArgs) -> i32 {
     if !matches!(a.format.as_str(), "text" | "json") {
-        eprintln!("error: unknown format `{}` (text, json)", a.format);
+        say!("error: unknown format `{}` (text, json)", a.format);
         return 2;
     }
     let found = if a.model.is_empty() {
@@ -93,7 +97,7 @@ pub fn run(a: &DiffArgs) -> i32 {
     let found = match found {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -102,7 +106,7 @@ pub fn run(a: &DiffArgs) -> i32 {
         _ => as_text(&found),
     };
     if let Err(e) = super::write_stdout(&out) {
-        eprintln!("error: cannot write the output: {e}");
+        say!("error: cannot write the output: {e}");
         return 2;
     }
     if found.errors > 0 {
@@ -226,15 +230,21 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
         .collect();
     let select = move |_: &Path, t: &Test, _: usize| spoken.iter().all(|a| a.contains(&t.arch));
     let models = Models::load(Choice::Columns(columns), &base)?.select(Box::new(select));
-    let files = litmus_files(&a.paths);
-    let parallel = super::start_pool(a.jobs, files.len());
+    let Some(super::Batch {
+        files,
+        problems,
+        parallel,
+    }) = super::batch(&a.paths, a.jobs)
+    else {
+        return Err("error: no workers to run the tests".into());
+    };
     let settings = Settings {
         options: Options {
             unroll: a.unroll,
             ..Options::default()
         },
-        timeout: a.timeout.map(Duration::from_secs_f64),
-        max_memory: None,
+        timeout: a.timeout,
+        max_memory: a.max_memory.or_else(values::default_memory),
     };
     let bar = super::progress(files.len());
     let done = || {
@@ -258,7 +268,7 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
         differences: Vec::new(),
         compared: 0,
         only: [Vec::new(), Vec::new()],
-        errors: 0,
+        errors: usize::from(problems),
         skipped: 0,
     };
     // The two records of each file, in order.
@@ -276,15 +286,15 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
                 (Status::NotApplicable, _) => None,
                 (Status::Error(e), None) => Some(Err(e.clone())),
                 (Status::Error(e), _) => Some(Err(format!("error: {}: {e}", file.display()))),
-                (Status::Undetermined(e), _) => {
-                    Some(Err(format!("error: {}: {e}", file.display())))
+                (Status::Undetermined(e, _), _) => {
+                    Some(Err(format!("{}: undetermined: {e}", file.display())))
                 }
                 (Status::Judged(_), None) => None,
             }
         };
         match (outcome(0), outcome(1)) {
             (Some(Err(e)), _) | (_, Some(Err(e))) => {
-                eprintln!("{e}");
+                say!("{e}");
                 found.errors += 1;
             }
             (Some(Ok((t, x))), Some(Ok((_, y)))) => {

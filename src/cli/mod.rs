@@ -1,17 +1,26 @@
 //! Command-line front end: argument parsing (herd7's single-dash options accepted), file
 //! walking, and dispatch to the subcommands.
 
+/// `eprintln!` that cannot panic (see [`stderr_line`]); defined before the submodules so
+/// that they all see it.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::cli::stderr_line(format_args!($($t)*)) };
+}
+
 mod bench;
 mod check;
 mod diag;
 mod diff;
 mod explore;
 mod snapshot;
+mod values;
 
 use clap::{Args, Parser, Subcommand};
 use litmus::batch::{Choice, Column};
 use litmus::model::{self, Spec};
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
 #[command(
@@ -102,11 +111,15 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', value_parser = values::jobs)]
     pub jobs: Option<usize>,
-    /// Seconds allowed per test; a test over it is reported as timed out.
-    #[arg(long)]
-    pub timeout: Option<f64>,
+    /// Seconds allowed per test; a test over it is reported as undetermined.
+    #[arg(long, value_parser = values::seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
+    /// machine's); a test that reaches it is reported as undetermined.
+    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
+    pub max_memory: Option<u64>,
     /// Stop at the first execution that settles the condition.
     #[arg(long)]
     pub speedcheck: bool,
@@ -130,23 +143,48 @@ pub struct CheckArgs {
 }
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
-fn herd_style(args: Vec<String>) -> Vec<String> {
+fn herd_style(args: Vec<OsString>) -> Vec<OsString> {
     args.into_iter()
-        .map(|a| match a.as_str() {
-            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck" => {
-                format!("-{a}")
+        .map(|a| match a.to_str() {
+            Some("-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck") => {
+                let mut dashed = OsString::from("-");
+                dashed.push(&a);
+                dashed
             }
-            "-model" | "-cat" => "--cat".into(),
+            Some("-model" | "-cat") => "--cat".into(),
             _ => a,
         })
         .collect()
 }
 
-pub fn main(args: Vec<String>) -> i32 {
+/// Whether a message to stderr could not be written (a closed stream, a full disk).
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// One line to stderr, as `eprintln!` but never a panic: a line that cannot be written is
+/// dropped, and [`main`] then ends with a failure status.
+pub fn stderr_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if writeln!(std::io::stderr(), "{args}").is_err() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs the command line; the process's exit status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let code = dispatch(args);
+    if STDERR_FAILED.load(Ordering::Relaxed) && code == 0 {
+        return 2;
+    }
+    code
+}
+
+fn dispatch(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(herd_style(args)) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            if e.print().is_err() {
+                return 2;
+            }
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
@@ -171,7 +209,7 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
 
 /// Builds the worker pool for a batch of `files` tests, unless one test needs none;
 /// whether the batch runs in parallel.
-pub fn start_pool(jobs: Option<usize>, files: usize) -> bool {
+fn start_pool(jobs: Option<usize>, files: usize) -> Result<bool, String> {
     // Models recurse (herd's cat library builds coherence orders recursively): give workers
     // deep stacks rather than abort on a large test.
     let mut pool = rayon::ThreadPoolBuilder::new()
@@ -185,9 +223,35 @@ pub fn start_pool(jobs: Option<usize>, files: usize) -> bool {
     // pool then; `--jobs` bounds that too, so it is built here when given.
     let parallel = files > 1 && jobs != Some(1);
     if parallel || jobs.is_some() {
-        let _ = pool.build_global();
+        pool.build_global()
+            .map_err(|e| format!("error: cannot start the worker threads: {e}"))?;
     }
-    parallel
+    Ok(parallel)
+}
+
+/// The tests a batch command runs, found in `paths` (what could not be walked is printed,
+/// and `problems` says so), and whether they run in parallel.
+pub struct Batch {
+    pub files: Vec<PathBuf>,
+    pub problems: bool,
+    pub parallel: bool,
+}
+
+/// Finds a batch's tests and starts its workers; `None` (reported) when the workers
+/// cannot start.
+pub fn batch(paths: &[PathBuf], jobs: Option<usize>) -> Option<Batch> {
+    let (files, problems) = litmus_files(paths);
+    match start_pool(jobs, files.len()) {
+        Ok(parallel) => Some(Batch {
+            files,
+            problems,
+            parallel,
+        }),
+        Err(e) => {
+            say!("{e}");
+            None
+        }
+    }
 }
 
 /// The models `m` names: `--conf`/`--cat` files, else `--model`'s list (shipped names,
@@ -200,6 +264,10 @@ pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
     match &m.model {
         None => Ok(Choice::ByArch),
         Some(x) if x == "all" => Ok(Choice::named(model::all_names())),
+        Some(x) if x.split(',').all(|n| n.trim().is_empty()) => Err(format!(
+            "error: --model names no model (known: {}, or `all`)",
+            model::all_names().join(", ")
+        )),
         Some(x) => x
             .split(',')
             .map(str::trim)
@@ -228,39 +296,19 @@ pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
     })
 }
 
-/// Expand folders into their `*.litmus` files (sorted); keep files as given.
-pub fn litmus_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found);
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
+/// Expands folders into their `*.litmus` files (see [`litmus::source::walk`]), printing
+/// what could not be walked; the flag says whether anything was.
+pub fn litmus_files(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let w = litmus::source::walk(paths, "litmus");
+    for p in &w.problems {
+        say!("error: {p}");
     }
-    out
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
+    (w.files, !w.problems.is_empty())
 }
 
 fn parse_cmd(paths: &[PathBuf]) -> i32 {
-    let files = litmus_files(paths);
-    let (mut ok, mut bad) = (0usize, 0usize);
+    let (files, problems) = litmus_files(paths);
+    let (mut ok, mut bad) = (0usize, usize::from(problems));
     for f in &files {
         match diag::load_test(f) {
             Ok(t) => {
@@ -270,10 +318,10 @@ fn parse_cmd(paths: &[PathBuf]) -> i32 {
             }
             Err(msg) => {
                 bad += 1;
-                eprintln!("{msg}");
+                say!("{msg}");
             }
         }
     }
-    eprintln!("parsed {ok} of {} files, {bad} failed", files.len());
+    say!("parsed {ok} of {} files, {bad} failed", files.len());
     if bad > 0 { 2 } else { 0 }
 }

@@ -2,7 +2,7 @@
 //! `litmus.snap` (see `litmus::snapshot::file`), judged again and compared, changes kept in
 //! `litmus.snap.new` until a person accepts them.
 
-use super::{ModelArgs, diag, litmus_files};
+use super::{ModelArgs, diag, values};
 use clap::{Args, Subcommand};
 use litmus::batch::{self, Choice, Column, Models, Record, Settings, Status};
 use litmus::litmus::ast::Test;
@@ -42,11 +42,15 @@ struct JudgeArgs {
     #[command(flatten)]
     m: ModelArgs,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', value_parser = values::jobs)]
     jobs: Option<usize>,
-    /// Seconds allowed per test; a test over it is an error.
-    #[arg(long)]
-    timeout: Option<f64>,
+    /// Seconds allowed per test; a test over it is undetermined (reported, never recorded).
+    #[arg(long, value_parser = values::seconds)]
+    timeout: Option<Duration>,
+    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
+    /// machine's); a test that reaches it is undetermined.
+    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
+    max_memory: Option<u64>,
 }
 
 #[derive(Args)]
@@ -165,8 +169,8 @@ fn settings(j: &JudgeArgs, unroll: u32) -> Settings {
             unroll,
             ..Options::default()
         },
-        timeout: j.timeout.map(Duration::from_secs_f64),
-        max_memory: None,
+        timeout: j.timeout,
+        max_memory: j.max_memory.or_else(values::default_memory),
     }
 }
 
@@ -194,9 +198,9 @@ fn shipped_variants(m: &ModelArgs, choice: &Choice) -> Result<(), String> {
 /// Reports a record that was not judged; true when it was an error.
 fn report_failure(r: &Record) -> bool {
     match &r.status {
-        Status::Error(e) if r.test.is_none() => eprintln!("{e}"),
-        Status::Error(e) => eprintln!("error: {}: {e}", r.file.display()),
-        Status::Undetermined(e) => eprintln!("error: {}: {e}", r.file.display()),
+        Status::Error(e) if r.test.is_none() => say!("{e}"),
+        Status::Error(e) => say!("error: {}: {e}", r.file.display()),
+        Status::Undetermined(e, _) => say!("{}: undetermined: {e}", r.file.display()),
         Status::Judged(_) | Status::NotApplicable => return false,
     }
     true
@@ -212,8 +216,18 @@ fn judged(r: &Record) -> Option<(&Test, Outcome)> {
 
 fn record(a: &RecordArgs) -> i32 {
     let j = &a.judge;
-    let files = litmus_files(&j.paths);
-    let parallel = super::start_pool(j.jobs, files.len());
+    let Some(super::Batch {
+        files,
+        problems,
+        parallel,
+    }) = super::batch(&j.paths, j.jobs)
+    else {
+        return 2;
+    };
+    if problems {
+        // A snapshot recorded without the tests that could not be read would lose them.
+        return 2;
+    }
     let request = j.m.request();
     let models = match super::choice(&j.m)
         .and_then(|c| shipped_variants(&j.m, &c).map(|_| c))
@@ -221,7 +235,7 @@ fn record(a: &RecordArgs) -> i32 {
     {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -258,7 +272,7 @@ fn record(a: &RecordArgs) -> i32 {
         let id = match snap::model_id(m, &folder) {
             Ok(id) => id,
             Err(e) => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
                 continue;
             }
@@ -278,7 +292,7 @@ fn record(a: &RecordArgs) -> i32 {
             Ok(s) => s.unwrap_or_default(),
             Err(e) => {
                 // Never overwrite a snapshot we cannot read: it may hold a merge to finish.
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
                 continue;
             }
@@ -292,13 +306,13 @@ fn record(a: &RecordArgs) -> i32 {
         s.entries.retain(|e| folder.join(&e.file).is_file());
         s.prune_models();
         if let Err(e) = write(&folder, snap::FILE, &s).and_then(|_| remove_pending(&folder)) {
-            eprintln!("{e}");
+            say!("{e}");
             status = 2;
             continue;
         }
         written += 1;
     }
-    eprintln!(
+    say!(
         "recorded {outcomes} outcomes of {} tests in {written} snapshots",
         files.len()
     );
@@ -393,13 +407,19 @@ fn snapshot_models(
 fn check(a: &CheckArgs) -> i32 {
     let j = &a.judge;
     if !matches!(a.format.as_str(), "text" | "json") {
-        eprintln!("error: unknown format `{}` (text, json)", a.format);
+        say!("error: unknown format `{}` (text, json)", a.format);
         return 2;
     }
-    let files = litmus_files(&j.paths);
-    let parallel = super::start_pool(j.jobs, files.len());
+    let Some(super::Batch {
+        files,
+        problems,
+        parallel,
+    }) = super::batch(&j.paths, j.jobs)
+    else {
+        return 2;
+    };
     let request = j.m.request();
-    let mut status = 0;
+    let mut status = if problems { 2 } else { 0 };
 
     // Every folder with a test or a snapshot, with its snapshot.
     let mut folders: BTreeMap<PathBuf, Folder> = BTreeMap::new();
@@ -424,7 +444,7 @@ fn check(a: &CheckArgs) -> i32 {
                 );
             }
             Err(e) => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
             }
         }
@@ -461,7 +481,7 @@ fn check(a: &CheckArgs) -> i32 {
     let models = match loaded {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -524,7 +544,7 @@ fn check(a: &CheckArgs) -> i32 {
                     f.ids.insert(key.clone(), id);
                 }
                 Err(e) => {
-                    eprintln!("{e}");
+                    say!("{e}");
                     status = 2;
                 }
             }
@@ -646,7 +666,7 @@ fn check(a: &CheckArgs) -> i32 {
             write(folder, PENDING, &pending)
         };
         if let Err(e) = result {
-            eprintln!("{e}");
+            say!("{e}");
             status = 2;
         }
     }
@@ -733,7 +753,7 @@ fn check(a: &CheckArgs) -> i32 {
         }
     };
     if let Err(e) = super::write_stdout(&out) {
-        eprintln!("error: cannot write the output: {e}");
+        say!("error: cannot write the output: {e}");
         return 2;
     }
     status
@@ -774,7 +794,7 @@ enum Item {
 fn review(a: &ReviewArgs) -> i32 {
     let folders = folders_with(&a.paths, PENDING);
     if folders.is_empty() {
-        eprintln!("no pending changes (no {PENDING}) under the paths given");
+        say!("no pending changes (no {PENDING}) under the paths given");
         return 0;
     }
     let stdin = std::io::stdin();
@@ -786,7 +806,7 @@ fn review(a: &ReviewArgs) -> i32 {
         let (old, pending) = match (read(folder, snap::FILE), read(folder, PENDING)) {
             (Ok(o), Ok(Some(p))) => (o, p),
             (Err(e), _) | (_, Err(e)) => {
-                eprintln!("{e}");
+                say!("{e}");
                 return 2;
             }
             (_, Ok(None)) => continue,
@@ -879,7 +899,7 @@ fn review(a: &ReviewArgs) -> i32 {
             };
         }
         if let Err(e) = result {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     }

@@ -134,6 +134,9 @@ pub struct Rejected {
 /// the executions `allowing` allows, or, when none of them can be told (another
 /// enumeration of candidates), every execution reaching it. A state no candidate reaches
 /// has no entry: it is impossible before any axiom.
+/// A relation's pairs of event indices (a coherence order).
+type Pairs = Vec<(usize, usize)>;
+
 pub fn rejections(
     test: &Test,
     model: &Model,
@@ -149,11 +152,9 @@ pub fn rejections(
         printer.write(&mut t, b.c.prims.symbols, b.state());
         crate::snapshot::state(&t)
     };
-    let co = |b: &Branch| -> Option<Vec<(usize, usize)>> {
-        b.verdict.co.as_ref().map(|r| r.pairs().collect())
-    };
+    let co = |b: &Branch| -> Option<Pairs> { b.verdict.co.as_ref().map(|r| r.pairs().collect()) };
     // The allowing model's executions that reach the states: candidate → its orders.
-    let mut allowed: BTreeMap<usize, BTreeSet<Option<Vec<(usize, usize)>>>> = BTreeMap::new();
+    let mut allowed: BTreeMap<usize, BTreeSet<Option<Pairs>>> = BTreeMap::new();
     if let Some(a) = &allowing {
         visit(test, a.model, a.macros, opts, &mut |b: Branch| {
             if b.verdict.failed.is_none() && states.contains(&text(&b)) {

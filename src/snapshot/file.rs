@@ -572,12 +572,18 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(unix)]
     fn relative_paths_climb_and_descend() {
         let base = std::env::temp_dir().join(format!("litmus-rel-{}", std::process::id()));
         std::fs::create_dir_all(base.join("a/b")).unwrap();
         std::fs::create_dir_all(base.join("c")).unwrap();
         std::fs::write(base.join("c/m.cat"), "").unwrap();
-        let got = relative(&base.join("c/m.cat"), &base.join("a/b"));
+        // A path as the user typed it: relative to the current folder.
+        let cwd = std::env::current_dir().unwrap();
+        let up: PathBuf = cwd.components().skip(1).map(|_| "..").collect();
+        let typed = up.join(base.strip_prefix("/").unwrap()).join("c/m.cat");
+        assert!(typed.is_relative() && typed.exists(), "{}", typed.display());
+        let got = relative(&typed, &base.join("a/b"));
         assert_eq!(got, "../../c/m.cat");
         assert_eq!(relative(Path::new("no-such.bell"), &base), "no-such.bell");
         let r = Request {
