@@ -35,7 +35,8 @@ impl Source {
 }
 
 /// Looks for `name` in `first` (the including file's directory), then the include
-/// directories, then the shipped files. A path that exists as given wins.
+/// directories, then as given (from the current folder, as herd7 does), then the shipped
+/// files. An absolute path is taken as it is.
 pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source> {
     let p = Path::new(name);
     if p.is_absolute() {
@@ -50,6 +51,9 @@ pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source
         if q.is_file() {
             return Some(Source::Disk(q));
         }
+    }
+    if p.is_file() {
+        return Some(Source::Disk(p.to_path_buf()));
     }
     library::get(name).map(|(n, s)| Source::Embedded(n, s))
 }

@@ -354,6 +354,12 @@ impl Model {
         Self::load_main(main, opts)
     }
 
+    /// Every file the model was loaded from (stdlib, bell, the model, its includes), as
+    /// found: a path, or `<builtin>/NAME` for a shipped file.
+    pub fn sources(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|f| f.path.as_str())
+    }
+
     /// Whether the model computes dependencies itself (herd's `catdep`, as aarch64.cat):
     /// the engine must then provide register events and their dataflow.
     pub fn catdep(&self) -> bool {
