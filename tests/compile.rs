@@ -198,6 +198,19 @@ fn mapping_and_compile_errors_are_located() {
     let empty = write_map("empty.map", "arch X86\n");
     let e = compile::compile(&t, &Mapping::load(empty.to_str().unwrap()).unwrap()).unwrap_err();
     assert!(e.msg.contains("`WRITE_ONCE` has no entry"), "{e}");
+    // herd's X86 has no ordered conditional jump: a loop bound `i < 2` is a located error
+    // there, and compiles on PPC.
+    let t = litmus::litmus::parse(
+        "C lt\n{}\nP0(int *x) {\n  int i;\n  for (i = 0; i < 2; i++) WRITE_ONCE(*x, i);\n}\n\
+         P1(int *x) { int r0 = READ_ONCE(*x); }\nexists (1:r0=1)\n",
+    )
+    .unwrap();
+    let e = compile::compile(&t, &Mapping::load("x86").unwrap()).unwrap_err();
+    assert!(
+        e.to_string().contains("line 5:3") && e.msg.contains("no conditional jump"),
+        "{e}"
+    );
+    assert!(compile::compile(&t, &Mapping::load("ppc-lwsync").unwrap()).is_ok());
 }
 
 #[test]

@@ -59,10 +59,10 @@ impl Target for AArch64 {
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {
         vec![format!("SUB {dst},XZR,{a}")]
     }
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Vec<String> {
+    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String> {
         match (cmp, b) {
-            (Cmp::Eq, Op::Imm(0)) => return vec![format!("CBZ {a},{label}")],
-            (Cmp::Ne, Op::Imm(0)) => return vec![format!("CBNZ {a},{label}")],
+            (Cmp::Eq, Op::Imm(0)) => return Ok(vec![format!("CBZ {a},{label}")]),
+            (Cmp::Ne, Op::Imm(0)) => return Ok(vec![format!("CBNZ {a},{label}")]),
             _ => {}
         }
         let c = match b {
@@ -78,7 +78,7 @@ impl Target for AArch64 {
             Cmp::Gt => "GT",
             Cmp::Ge => "GE",
         };
-        vec![c, format!("B.{cc} {label}")]
+        Ok(vec![c, format!("B.{cc} {label}")])
     }
     fn jump(&self, label: &str) -> Vec<String> {
         vec![format!("B {label}")]

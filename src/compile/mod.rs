@@ -808,7 +808,10 @@ impl<'a> Gen<'a> {
                     b => Op::Reg(self.in_reg(b)?),
                 };
                 let cmp = if when { cmp } else { cmp.negate() };
-                let l = self.t.branch_if(cmp, &a, &b, label);
+                let l = self
+                    .t
+                    .branch_if(cmp, &a, &b, label)
+                    .map_err(|m| self.err(m))?;
                 self.emit(l)
             }
             Ex::Int(i) => {
@@ -822,7 +825,10 @@ impl<'a> Gen<'a> {
                 let v = self.eval(e)?;
                 let v = self.in_reg(v)?;
                 let cmp = if when { Cmp::Ne } else { Cmp::Eq };
-                let l = self.t.branch_if(cmp, &v, &Op::Imm(0), label);
+                let l = self
+                    .t
+                    .branch_if(cmp, &v, &Op::Imm(0), label)
+                    .map_err(|m| self.err(m))?;
                 self.emit(l)
             }
         }

@@ -58,7 +58,7 @@ impl Target for Ppc {
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {
         vec![format!("li {dst},0"), format!("subf {dst},{a},{dst}")]
     }
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Vec<String> {
+    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String> {
         let c = match b {
             Op::Imm(i) => format!("cmpwi {a},{i}"),
             b => format!("cmpw {a},{}", self.operand(b)),
@@ -71,7 +71,7 @@ impl Target for Ppc {
             Cmp::Gt => "bgt",
             Cmp::Ge => "bge",
         };
-        vec![c, format!("{br} {label}")]
+        Ok(vec![c, format!("{br} {label}")])
     }
     fn jump(&self, label: &str) -> Vec<String> {
         vec![format!("b {label}")]

@@ -38,6 +38,18 @@ impl Cmp {
         })
     }
 
+    /// The comparison as C writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+
     pub fn negate(self) -> Cmp {
         match self {
             Cmp::Eq => Cmp::Ne,
@@ -82,8 +94,8 @@ pub trait Target {
     fn binop(&self, op: BinOp, dst: &str, a: &str, b: &Op) -> Result<Vec<String>, String>;
     /// `dst = -a`, `dst = ~a`.
     fn neg(&self, dst: &str, a: &str) -> Vec<String>;
-    /// Branch to `label` when `a cmp b`.
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Vec<String>;
+    /// Branch to `label` when `a cmp b`; an error when the dialect has no such branch.
+    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String>;
     fn jump(&self, label: &str) -> Vec<String>;
     /// An operand's text in an instruction template.
     fn operand(&self, op: &Op) -> String {

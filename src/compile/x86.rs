@@ -43,19 +43,22 @@ impl Target for X86 {
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {
         vec![format!("MOV {dst},$0"), format!("SUB {dst},{a}")]
     }
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Vec<String> {
+    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String> {
+        // herd's 32-bit X86 dialect has only JE and JNE among conditional jumps.
         let j = match cmp {
             Cmp::Eq => "JE",
             Cmp::Ne => "JNE",
-            Cmp::Lt => "JL",
-            Cmp::Le => "JLE",
-            Cmp::Gt => "JG",
-            Cmp::Ge => "JGE",
+            c => {
+                return Err(format!(
+                    "herd's X86 has no conditional jump for `{}` (only JE, JNE): compare for (in)equality",
+                    c.symbol()
+                ));
+            }
         };
-        vec![
+        Ok(vec![
             format!("CMP {a},{}", self.operand(b)),
             format!("{j} {label}"),
-        ]
+        ])
     }
     fn jump(&self, label: &str) -> Vec<String> {
         vec![format!("JMP {label}")]
