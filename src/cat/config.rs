@@ -64,6 +64,7 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
         line: 0,
         col: 0,
         msg: e.to_string(),
+        fatal: None,
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut opts = ModelOptions::default();
@@ -89,6 +90,7 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
                     line: i as u32 + 1,
                     col: 1,
                     msg: format!("option {key} expects a value"),
+                    fatal: None,
                 })
             } else {
                 Ok(())
