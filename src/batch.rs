@@ -2,13 +2,13 @@
 //! order of the input. What `check` and every report share; a report never judges, and
 //! the judge never knows which report will read it.
 
-use crate::budget::{Budget, Exhausted};
+use crate::budget::{Budget, Exhausted, Explored};
 use crate::litmus::ast::Test;
 use crate::model::{self, Loaded, Request};
 use crate::outcome::{self, Judgement, Options};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -16,22 +16,43 @@ use std::time::Duration;
 pub enum Choice {
     /// The test's architecture picks a shipped model, as herd7 does.
     ByArch,
-    /// These shipped models, by canonical name: one column each.
-    Named(Vec<&'static str>),
-    /// One model from files (`-conf`, `-model`, ...), loaded.
+    /// These models: one column each.
+    Columns(Vec<Column>),
+}
+
+/// One model of [`Choice::Columns`].
+pub enum Column {
+    /// A shipped model by canonical name, loaded with the batch's request.
+    Shipped(&'static str),
+    /// A model from files (`-conf`, `-model`, ...), loaded.
     Files(Box<Loaded>),
 }
+
+impl Choice {
+    /// These shipped models, by canonical name.
+    pub fn named(names: Vec<&'static str>) -> Choice {
+        Choice::Columns(names.into_iter().map(Column::Shipped).collect())
+    }
+    /// One model from files.
+    pub fn files(m: Loaded) -> Choice {
+        Choice::Columns(vec![Column::Files(Box::new(m))])
+    }
+}
+
+/// Which columns judge a test (file, test, column); every one when there is no filter.
+pub type Select = dyn Fn(&Path, &Test, usize) -> bool + Sync;
 
 /// The models of a batch, each loaded once, when first needed.
 pub struct Models {
     choice: Choice,
     request: Request,
     shipped: BTreeMap<&'static str, OnceLock<Result<Loaded, String>>>,
+    select: Option<Box<Select>>,
 }
 
 impl Models {
-    /// Loads what `choice` names, with `request`'s variants and include folders. Named
-    /// models are loaded now (an error ends the batch before it starts); `ByArch` loads
+    /// Loads what `choice` names, with `request`'s variants and include folders. Shipped
+    /// columns are loaded now (an error ends the batch before it starts); `ByArch` loads
     /// each shipped model when a test first needs it.
     pub fn load(choice: Choice, request: &Request) -> Result<Models, String> {
         let shipped = model::all_names()
@@ -42,13 +63,23 @@ impl Models {
             choice,
             request: request.clone(),
             shipped,
+            select: None,
         };
-        if let Choice::Named(names) = &models.choice {
-            for n in names {
-                models.shipped(n)?;
+        if let Choice::Columns(cs) = &models.choice {
+            for c in cs {
+                if let Column::Shipped(n) = c {
+                    models.shipped(n)?;
+                }
             }
         }
         Ok(models)
+    }
+
+    /// Judges each test under the columns `select` picks only (a snapshot's models for
+    /// its tests); a column left out gives no record.
+    pub fn select(mut self, select: Box<Select>) -> Models {
+        self.select = Some(select);
+        self
     }
 
     fn shipped(&self, name: &'static str) -> Result<&Loaded, String> {
@@ -64,19 +95,34 @@ impl Models {
     /// The columns of a table: one per model named, else one.
     pub fn columns(&self) -> Vec<String> {
         match &self.choice {
-            Choice::Named(n) => n.iter().map(|s| s.to_string()).collect(),
+            Choice::Columns(cs) => cs
+                .iter()
+                .map(|c| match c {
+                    Column::Shipped(n) => n.to_string(),
+                    Column::Files(m) => m.label.clone(),
+                })
+                .collect(),
             Choice::ByArch => vec!["default".into()],
-            Choice::Files(m) => vec![m.label.clone()],
         }
     }
 
-    /// The model of each column for `t`, or why it could not be loaded.
-    fn for_test(&self, t: &Test) -> Vec<Result<&Loaded, String>> {
+    /// The model of `column` for `t`, or why it could not be loaded.
+    pub fn get(&self, column: usize, t: &Test) -> Result<&Loaded, String> {
         match &self.choice {
-            Choice::Named(n) => n.iter().map(|k| self.shipped(k)).collect(),
-            Choice::ByArch => vec![self.shipped(model::default_for(t.arch))],
-            Choice::Files(m) => vec![Ok(m.as_ref())],
+            Choice::Columns(cs) => match &cs[column] {
+                Column::Shipped(n) => self.shipped(n),
+                Column::Files(m) => Ok(m.as_ref()),
+            },
+            Choice::ByArch => self.shipped(model::default_for(t.arch)),
         }
+    }
+
+    /// The columns that judge `t` (of `file`), each with its model.
+    fn for_test(&self, file: &Path, t: &Test) -> Vec<(usize, Result<&Loaded, String>)> {
+        (0..self.columns().len())
+            .filter(|&k| self.select.as_ref().is_none_or(|s| s(file, t, k)))
+            .map(|k| (k, self.get(k, t)))
+            .collect()
     }
 }
 
@@ -95,8 +141,8 @@ pub struct Record {
 
 pub enum Status {
     Judged(Box<Judgement>),
-    /// The test ran out of its budget: no answer.
-    Undetermined(Exhausted),
+    /// The test ran out of its budget: no answer, only how far it got.
+    Undetermined(Exhausted, Explored),
     /// The file, the model or the engine failed; the message is ready to print.
     Error(String),
     /// In a table across models, a model that does not speak the test's language.
@@ -117,7 +163,7 @@ pub struct Settings {
 /// `models`, on the worker pool when `parallel`; `done` is called once per file judged.
 pub fn run(
     files: &[PathBuf],
-    load: &(dyn Fn(&std::path::Path) -> Result<Test, String> + Sync),
+    load: &(dyn Fn(&Path) -> Result<Test, String> + Sync),
     models: &Models,
     settings: &Settings,
     parallel: bool,
@@ -137,10 +183,9 @@ pub fn run(
                 .collect(),
             Ok(t) => {
                 let t = std::sync::Arc::new(t);
-                let ms = models.for_test(&t);
+                let ms = models.for_test(f, &t);
                 let several = ms.len() > 1;
                 ms.into_iter()
-                    .enumerate()
                     .map(|(column, m)| {
                         let (model, status) = match m {
                             Err(e) => (String::new(), Status::Error(e)),
@@ -188,7 +233,7 @@ fn judge_one(t: &Test, m: &Loaded, s: &Settings) -> Status {
             Status::Judged(Box::new(j))
         }
         Err(e) => match e.exhausted {
-            Some(x) => Status::Undetermined(x),
+            Some(x) => Status::Undetermined(x, e.explored),
             None => Status::Error(e.to_string()),
         },
     }

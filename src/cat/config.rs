@@ -27,9 +27,7 @@ impl Source {
     }
     pub fn read(&self) -> Result<String, String> {
         match self {
-            Source::Disk(p) => {
-                std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
-            }
+            Source::Disk(p) => crate::source::read_text(p).map_err(|e| e.to_string()),
             Source::Embedded(_, s) => Ok(s.to_string()),
             Source::Text(_, s) => Ok(s.clone()),
         }
@@ -37,7 +35,8 @@ impl Source {
 }
 
 /// Looks for `name` in `first` (the including file's directory), then the include
-/// directories, then the shipped files. A path that exists as given wins.
+/// directories, then as given (from the current folder, as herd7 does), then the shipped
+/// files. An absolute path is taken as it is.
 pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source> {
     let p = Path::new(name);
     if p.is_absolute() {
@@ -53,18 +52,27 @@ pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source
             return Some(Source::Disk(q));
         }
     }
+    if p.is_file() {
+        return Some(Source::Disk(p.to_path_buf()));
+    }
     library::get(name).map(|(n, s)| Source::Embedded(n, s))
 }
 
 /// Reads a herd `.cfg` file: the model options and the C macros file, if any.
 /// Options herd uses for graphs and printing are ignored.
 pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CatError {
-        file: path.display().to_string(),
-        line: 0,
-        col: 0,
-        msg: e.to_string(),
-        fatal: None,
+    let text = crate::source::read_text(path).map_err(|e| {
+        let (line, col) = match &e {
+            crate::source::SourceError::NotUtf8 { line, col, .. } => (*line, *col),
+            _ => (0, 0),
+        };
+        CatError {
+            file: path.display().to_string(),
+            line,
+            col,
+            msg: e.to_string(),
+            fatal: None,
+        }
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut opts = ModelOptions::default();

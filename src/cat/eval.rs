@@ -168,7 +168,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
     pub fn poll(&self, pos: Pos) -> R<()> {
         self.budget
             .check()
-            .map_err(|x| self.fatal(pos, Fatal::Exhausted(x), x.to_string()))
+            .map_err(|x| self.fatal(pos, Fatal::Exhausted(x.clone()), x.to_string()))
     }
 
     /// An error that stops the run: no `try` catches it.

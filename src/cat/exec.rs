@@ -384,9 +384,9 @@ impl<'m> Runner<'_, 'm, '_> {
                     }
                     Choices::Orders(classes, base) => {
                         let mut pruner = self.pruner(&st.env, *x, &k);
-                        let fs = pruner
-                            .build(&classes, &base, &cx.budget)
-                            .map_err(|x| cx.fatal(e.pos(), Fatal::Exhausted(x), x.to_string()))?;
+                        let fs = pruner.build(&classes, &base, &cx.budget).map_err(|x| {
+                            cx.fatal(e.pos(), Fatal::Exhausted(x.clone()), x.to_string())
+                        })?;
                         let failed = pruner.failure();
                         let b = self.binder(st, i, *x)?;
                         return self.branches(st, &b, k, &fs, failed);

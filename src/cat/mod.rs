@@ -178,7 +178,7 @@ pub struct CatError {
 }
 
 /// Why a run stopped that no `try` may go on from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fatal {
     /// The test's budget of time or memory ran out.
     Exhausted(Exhausted),
@@ -193,7 +193,7 @@ pub const MAX_CALL_DEPTH: u32 = 10_000;
 
 impl fmt::Display for CatError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        if let Some(Fatal::Exhausted(x)) = self.fatal {
+        if let Some(Fatal::Exhausted(x)) = &self.fatal {
             return write!(f, "{x}");
         }
         write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.msg)
@@ -368,6 +368,12 @@ impl Model {
             .or_else(|| config::find(&format!("{}.cat", opts.cat), None, dirs))
             .ok_or_else(|| load_error(&opts.cat, "cannot find model file"))?;
         Self::load_main(main, opts)
+    }
+
+    /// Every file the model was loaded from (stdlib, bell, the model, its includes), as
+    /// found: a path, or `<builtin>/NAME` for a shipped file.
+    pub fn sources(&self) -> impl Iterator<Item = &str> {
+        self.files.iter().map(|f| f.path.as_str())
     }
 
     /// Whether the model computes dependencies itself (herd's `catdep`, as aarch64.cat):

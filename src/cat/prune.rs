@@ -187,7 +187,9 @@ impl<'a, 'm> Pruner<'a, 'm> {
             } else {
                 let mut out = Ok(());
                 let orders = base.linearisations_pruned(s, choices > 1, |p, left| {
-                    out = out.and_then(|()| budget.check());
+                    if out.is_ok() {
+                        out = budget.check();
+                    }
                     out.is_ok() && self.keeps(p, left)
                 });
                 out?;

@@ -1,66 +1,39 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
-use super::{CheckArgs, diag, litmus_files};
-use litmus::batch::{self, Choice, Models, Settings, Status};
+use super::{CheckArgs, diag};
+use litmus::batch::{self, Models, Settings, Status};
 use litmus::litmus::ast::Test;
-use litmus::model as models;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
-use std::io::IsTerminal;
-use std::time::Duration;
-
-use litmus::WORKER_STACK as STACK;
 
 pub fn run(a: &CheckArgs) -> i32 {
-    // Models recurse (herd's cat library builds coherence orders recursively): give workers
-    // deep stacks rather than abort on a large test.
-    let mut pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK)
-        .start_handler(|_| litmus::crash::guard_this_thread());
-    if let Some(j) = a.jobs {
-        pool = pool.num_threads(j.max(1));
+    if a.compile {
+        return super::compile::check(a);
     }
-    let files = litmus_files(&a.paths);
-    // One test needs no pool up front: starting worker threads would cost more than a small
-    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
-    // pool then; `--jobs` bounds that too, so it is built here when given.
-    let parallel = files.len() > 1 && a.jobs != Some(1);
-    if parallel || a.jobs.is_some() {
-        let _ = pool.build_global();
+    let Some(super::Batch {
+        files,
+        problems,
+        parallel,
+    }) = super::batch(&a.paths, a.jobs)
+    else {
+        return 2;
+    };
+    if files.is_empty() {
+        return 2;
     }
     let request = a.m.request();
-    let choice = match models::load_files(&request) {
+    let choice = match super::choice(&a.m) {
+        Ok(c) => c,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
-        Ok(Some(m)) => Choice::Files(Box::new(m)),
-        Ok(None) => match &a.m.model {
-            None => Choice::ByArch,
-            Some(m) if m == "all" => Choice::Named(models::all_names()),
-            Some(m) => {
-                let mut names = Vec::new();
-                for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                    match models::canonical(n) {
-                        Some(c) => names.push(c),
-                        None => {
-                            eprintln!(
-                                "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
-                                models::all_names().join(", ")
-                            );
-                            return 2;
-                        }
-                    }
-                }
-                Choice::Named(names)
-            }
-        },
     };
     let models = match Models::load(choice, &request) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -79,20 +52,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let settings = Settings {
         options,
-        timeout: a.timeout.map(Duration::from_secs_f64),
-        max_memory: None,
+        timeout: a.timeout,
+        max_memory: a.max_memory.or_else(super::values::default_memory),
     };
-    // A progress bar for long batches, on a terminal only (never in piped or CI output).
-    let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(files.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
+    let bar = super::progress(files.len());
     let done = || {
         if let Some(b) = &bar {
             b.inc(1);
@@ -110,25 +73,27 @@ pub fn run(a: &CheckArgs) -> i32 {
         b.finish_and_clear();
     }
 
-    let mut status = 0;
+    // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
+    let mut status = if problems { 2 } else { 0 };
+    let mut limited = false;
     // Each file's parse error once, whatever the number of models.
     for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
         match &r.status {
             Status::Error(e) if r.test.is_none() => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
             }
             Status::Error(e) => {
-                eprintln!("error: {}: {e}", r.file.display());
+                say!("error: {}: {e}", r.file.display());
                 status = 2;
             }
-            Status::Undetermined(e) => {
-                eprintln!("error: {}: {e}", r.file.display());
-                status = 2;
+            Status::Undetermined(e, _) => {
+                say!("warning: {}: undetermined, {e}", r.file.display());
+                limited = true;
             }
             Status::Judged(j) => {
                 if j.cut {
-                    eprintln!(
+                    say!(
                         "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
                         r.file.display(),
                         a.unroll
@@ -137,7 +102,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                 if let (Some(dir), Some(t)) = (&a.graph, &r.test)
                     && let Err(e) = write_graph(dir, t, j, a.svg)
                 {
-                    eprintln!("error: {}: {e}", r.file.display());
+                    say!("error: {}: {e}", r.file.display());
                     status = 2;
                 }
             }
@@ -149,19 +114,25 @@ pub fn run(a: &CheckArgs) -> i32 {
         "auto" => "herd",
         f => f,
     };
-    let judged = || {
-        records.iter().filter_map(|r| match (&r.status, &r.test) {
-            (Status::Judged(j), Some(t)) => Some((r, t.as_ref(), j.as_ref())),
-            _ => None,
-        })
-    };
+    if status == 0 && limited {
+        status = 3;
+    }
     let mut out = String::new();
     match format {
         "herd" => {
-            for (_, t, j) in judged() {
-                out += &report::herd::block(t, j);
-                if a.explain {
-                    out += &report::explain(t, j);
+            for r in &records {
+                let Some(t) = &r.test else { continue };
+                match &r.status {
+                    Status::Judged(j) => {
+                        out += &report::herd::block(t, j);
+                        if a.explain {
+                            out += &report::explain(t, j);
+                        }
+                    }
+                    Status::Undetermined(why, explored) => {
+                        out += &report::herd::undetermined(t, why, explored)
+                    }
+                    Status::Error(_) | Status::NotApplicable => continue,
                 }
                 out.push('\n');
             }
@@ -189,7 +160,8 @@ pub fn run(a: &CheckArgs) -> i32 {
                 };
                 let cell = match &r.status {
                     Status::Judged(j) => TableCell::Judged(j.as_ref()),
-                    Status::Undetermined(_) | Status::Error(_) => TableCell::Failed,
+                    Status::Undetermined(why, _) => TableCell::Undetermined(why),
+                    Status::Error(_) => TableCell::Failed,
                     Status::NotApplicable => continue,
                 };
                 rows[k].cells[r.column].push((t.name.clone(), cell));
@@ -197,18 +169,24 @@ pub fn run(a: &CheckArgs) -> i32 {
             out += &report::table::render(&columns, &rows);
         }
         "json" => {
-            for (r, t, j) in judged() {
-                out += &report::json::line(&r.file.display().to_string(), t, j);
+            for r in &records {
+                let file = r.file.display().to_string();
+                let line = match (&r.status, &r.test) {
+                    (Status::Judged(j), Some(t)) => report::json::line(&file, t, j),
+                    (Status::NotApplicable, _) => continue,
+                    (status, t) => report::json::unanswered(&file, t.as_deref(), &r.model, status),
+                };
+                out += &line;
                 out.push('\n');
             }
         }
         other => {
-            eprintln!("error: unknown format `{other}` (herd, table, json)");
+            say!("error: unknown format `{other}` (herd, table, json)");
             return 2;
         }
     }
     if let Err(e) = super::write_stdout(&out) {
-        eprintln!("error: cannot write the output: {e}");
+        say!("error: cannot write the output: {e}");
         return 2;
     }
     status

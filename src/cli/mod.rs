@@ -1,13 +1,27 @@
 //! Command-line front end: argument parsing (herd7's single-dash options accepted), file
 //! walking, and dispatch to the subcommands.
 
+/// `eprintln!` that cannot panic (see [`stderr_line`]); defined before the submodules so
+/// that they all see it.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::cli::stderr_line(format_args!($($t)*)) };
+}
+
 mod bench;
 mod check;
+mod compile;
 mod diag;
+mod diff;
 mod explore;
+mod snapshot;
+mod values;
 
 use clap::{Args, Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use litmus::batch::{Choice, Column};
+use litmus::model::{self, Spec};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
 #[command(
@@ -29,6 +43,14 @@ enum Cmd {
     Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
+    /// Compile C tests to PPC, AArch64 or X86 through a mapping of the kernel's primitives.
+    Compile(compile::CompileArgs),
+    /// Snapshot tests of expected outcomes: record each test's outcome per model beside it,
+    /// check that a new run (or an edited model) gives the same, review the changes.
+    Snapshot(snapshot::SnapshotArgs),
+    /// What one model allows that another forbids, test by test, and the axiom that forbids
+    /// it (`--model A --model B PATHS`); or how two herd-format logs differ (`LOG1 LOG2`).
+    Diff(Box<diff::DiffArgs>),
     /// Parse tests and print them back in canonical herd syntax.
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
@@ -41,7 +63,8 @@ enum Cmd {
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct ModelArgs {
     /// Model(s): lkmm, x86tso, armv8, power (aliases: linux-kernel, tso, aarch64, arm64, ppc,
-    /// powerpc), a comma-separated list, or `all`. Default: the test's architecture picks.
+    /// powerpc), a `.cat` or `.cfg` file, a comma-separated list, or `all`. Default: the
+    /// test's architecture picks.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// A herd7 configuration file (`-conf linux-kernel.cfg`).
@@ -91,11 +114,15 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', value_parser = values::jobs)]
     pub jobs: Option<usize>,
-    /// Seconds allowed per test; a test over it is reported as timed out.
-    #[arg(long)]
-    pub timeout: Option<f64>,
+    /// Seconds allowed per test; a test over it is reported as undetermined.
+    #[arg(long, value_parser = values::seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
+    /// machine's); a test that reaches it is reported as undetermined.
+    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
+    pub max_memory: Option<u64>,
     /// Stop at the first execution that settles the condition.
     #[arg(long)]
     pub speedcheck: bool,
@@ -116,26 +143,59 @@ pub struct CheckArgs {
     /// With --graph, also render SVG with Graphviz's `dot`.
     #[arg(long)]
     pub svg: bool,
+    /// Also compile each C test to every hardware model asked for (power, armv8, x86tso,
+    /// with each of its architecture's mappings) and compare final states with the LKMM's:
+    /// states a hardware reaches and the LKMM forbids are unsound mappings (exit status 1).
+    #[arg(long)]
+    pub compile: bool,
+    /// With --compile: these mappings (names or files) instead of every shipped variant.
+    #[arg(long)]
+    pub mapping: Vec<String>,
 }
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
-fn herd_style(args: Vec<String>) -> Vec<String> {
+fn herd_style(args: Vec<OsString>) -> Vec<OsString> {
     args.into_iter()
-        .map(|a| match a.as_str() {
-            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck" => {
-                format!("-{a}")
+        .map(|a| match a.to_str() {
+            Some("-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck") => {
+                let mut dashed = OsString::from("-");
+                dashed.push(&a);
+                dashed
             }
-            "-model" | "-cat" => "--cat".into(),
+            Some("-model" | "-cat") => "--cat".into(),
             _ => a,
         })
         .collect()
 }
 
-pub fn main(args: Vec<String>) -> i32 {
+/// Whether a message to stderr could not be written (a closed stream, a full disk).
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// One line to stderr, as `eprintln!` but never a panic: a line that cannot be written is
+/// dropped, and [`main`] then ends with a failure status.
+pub fn stderr_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if writeln!(std::io::stderr(), "{args}").is_err() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs the command line; the process's exit status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let code = dispatch(args);
+    if STDERR_FAILED.load(Ordering::Relaxed) && code == 0 {
+        return 2;
+    }
+    code
+}
+
+fn dispatch(args: Vec<OsString>) -> i32 {
     let cli = match Cli::try_parse_from(herd_style(args)) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            if e.print().is_err() {
+                return 2;
+            }
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
@@ -143,6 +203,9 @@ pub fn main(args: Vec<String>) -> i32 {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
+        Cmd::Compile(a) => compile::run(&a),
+        Cmd::Snapshot(a) => snapshot::run(&a),
+        Cmd::Diff(a) => diff::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }
@@ -156,39 +219,108 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Expand folders into their `*.litmus` files (sorted); keep files as given.
-pub fn litmus_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found);
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
+/// Builds the worker pool for a batch of `files` tests, unless one test needs none;
+/// whether the batch runs in parallel.
+fn start_pool(jobs: Option<usize>, files: usize) -> Result<bool, String> {
+    // Models recurse (herd's cat library builds coherence orders recursively): give workers
+    // deep stacks rather than abort on a large test.
+    let mut pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(litmus::WORKER_STACK)
+        .start_handler(|_| litmus::crash::guard_this_thread());
+    if let Some(j) = jobs {
+        pool = pool.num_threads(j.max(1));
     }
-    out
+    // One test needs no pool up front: starting worker threads would cost more than a small
+    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
+    // pool then; `--jobs` bounds that too, so it is built here when given.
+    let parallel = files > 1 && jobs != Some(1);
+    if parallel || jobs.is_some() {
+        pool.build_global()
+            .map_err(|e| format!("error: cannot start the worker threads: {e}"))?;
+    }
+    Ok(parallel)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
+/// The tests a batch command runs, found in `paths` (what could not be walked is printed,
+/// and `problems` says so), and whether they run in parallel.
+pub struct Batch {
+    pub files: Vec<PathBuf>,
+    pub problems: bool,
+    pub parallel: bool,
+}
+
+/// Finds a batch's tests and starts its workers; `None` (reported) when the workers
+/// cannot start.
+pub fn batch(paths: &[PathBuf], jobs: Option<usize>) -> Option<Batch> {
+    let (files, problems) = litmus_files(paths);
+    match start_pool(jobs, files.len()) {
+        Ok(parallel) => Some(Batch {
+            files,
+            problems,
+            parallel,
+        }),
+        Err(e) => {
+            say!("{e}");
+            None
         }
     }
+}
+
+/// The models `m` names: `--conf`/`--cat` files, else `--model`'s list (shipped names,
+/// `.cat` and `.cfg` files) or `all`, else each test's architecture picks.
+pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
+    let request = m.request();
+    if let Some(loaded) = model::load_files(&request)? {
+        return Ok(Choice::files(loaded));
+    }
+    match &m.model {
+        None => Ok(Choice::ByArch),
+        Some(x) if x == "all" => Ok(Choice::named(model::all_names())),
+        Some(x) if x.split(',').all(|n| n.trim().is_empty()) => Err(format!(
+            "error: --model names no model (known: {}, or `all`)",
+            model::all_names().join(", ")
+        )),
+        Some(x) => x
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| match Spec::parse(n, &request)? {
+                Spec::Shipped(n) => Ok(Column::Shipped(n)),
+                spec => Ok(Column::Files(Box::new(spec.load(&request)?))),
+            })
+            .collect::<Result<_, String>>()
+            .map(Choice::Columns),
+    }
+}
+
+/// A progress bar for a long batch, on a terminal only (never in piped or CI output).
+pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    (files > 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(files as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    })
+}
+
+/// Expands folders into their `*.litmus` files (see [`litmus::source::walk`]), printing
+/// what could not be walked; the flag says whether anything was.
+pub fn litmus_files(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let w = litmus::source::walk(paths, "litmus");
+    for p in &w.problems {
+        say!("error: {p}");
+    }
+    (w.files, !w.problems.is_empty())
 }
 
 fn parse_cmd(paths: &[PathBuf]) -> i32 {
-    let files = litmus_files(paths);
-    let (mut ok, mut bad) = (0usize, 0usize);
+    let (files, problems) = litmus_files(paths);
+    let (mut ok, mut bad) = (0usize, usize::from(problems));
     for f in &files {
         match diag::load_test(f) {
             Ok(t) => {
@@ -198,10 +330,10 @@ fn parse_cmd(paths: &[PathBuf]) -> i32 {
             }
             Err(msg) => {
                 bad += 1;
-                eprintln!("{msg}");
+                say!("{msg}");
             }
         }
     }
-    eprintln!("parsed {ok} of {} files, {bad} failed", files.len());
+    say!("parsed {ok} of {} files, {bad} failed", files.len());
     if bad > 0 { 2 } else { 0 }
 }
