@@ -71,6 +71,7 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
             line,
             col,
             msg: e.to_string(),
+            fatal: None,
         }
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -97,6 +98,7 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
                     line: i as u32 + 1,
                     col: 1,
                     msg: format!("option {key} expects a value"),
+                    fatal: None,
                 })
             } else {
                 Ok(())

@@ -7,7 +7,8 @@ use super::ast::*;
 use super::builtins::Builtin;
 use super::native::Native;
 use super::value::*;
-use super::{CatError, Model, Primitives, RunCache};
+use super::{CatError, Fatal, MAX_CALL_DEPTH, Model, Primitives, RunCache};
+use crate::budget::Budget;
 use crate::rel::{Rel, Set};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::cmp::Ordering;
@@ -43,22 +44,17 @@ pub struct Ctx<'m, 'p> {
     /// candidates sharing the run cache: `rf`, `FW`, values, a `with` or `let rec`
     /// variable, or a value computed from them (see [`Ctx::force`]).
     touched: Cell<bool>,
+    /// Set when the run bounds a subtree of candidates (see [`Upper`]).
     /// The last closures computed (`r+` or `r*`, by the identity of `r`): the LKMM takes
     /// `hb*` three times and `pb*` twice from the same `hb` and `pb`.
     closures: RefCell<Vec<KeptClosure>>,
-    /// Set when the run bounds a subtree of candidates (see [`Upper`]).
     upper: Option<Upper<'m>>,
-    /// While one run bounds every coherence order of a `with` at once (its variable bound
-    /// to their union, see `Runner::settle`): that variable's memo slot + 1; else 0. A
-    /// value is then exact when it read neither the variable nor a later one; `A \ B` and
-    /// `~A` of a value that is not fall back on `A` and the universe, and anything else
-    /// that depends on one (a choice, a match, a condition, a native function) gives the
-    /// run up.
-    co_bound: Cell<u32>,
-    /// The run bounding coherence orders was given up.
-    co_lost: Cell<bool>,
     /// The plan being built, while the model runs on symbolic values (see [`super::plan`]).
     pub(super) planning: super::plan::Building<'m>,
+    /// What the run may spend (see [`Ctx::poll`]).
+    pub(super) budget: Budget,
+    /// Function calls under way (see [`MAX_CALL_DEPTH`]).
+    depth: Cell<u32>,
 }
 
 /// A run that bounds a whole subtree of candidates at once (see [`super::Model::bound`]):
@@ -86,13 +82,11 @@ struct Upper<'m> {
 }
 
 /// What varies across the values a bound stands for: the candidates of a subtree (see
-/// [`Upper`]), those of one combination of runs below a partial choice of `rf`, or the
-/// coherence orders of one candidate (see [`Ctx::co_bound`]).
+/// [`Upper`]), or those of one combination of runs below a partial choice of `rf`.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Within {
     Subtree,
     Combo,
-    Orders,
 }
 
 impl Within {
@@ -101,7 +95,6 @@ impl Within {
         match self {
             Within::Subtree => super::stable::SUBTREE_VARYING,
             Within::Combo => super::stable::COMBO_VARYING,
-            Within::Orders => &[],
         }
     }
 }
@@ -157,10 +150,38 @@ impl<'m, 'p> Ctx<'m, 'p> {
             touched: Cell::new(false),
             closures: RefCell::new(Vec::new()),
             upper: None,
-            co_bound: Cell::new(0),
-            co_lost: Cell::new(false),
             planning: Default::default(),
+            budget: Budget::unlimited(),
+            depth: Cell::new(0),
         }
+    }
+
+    /// The same run, stopping once `budget` runs out.
+    pub fn with_budget(mut self, budget: &Budget) -> Self {
+        self.budget = budget.clone();
+        self
+    }
+
+    /// Stops the run, with an error no `try` catches, once the budget is spent: called
+    /// wherever work can grow (each branch of a `with`, each round of a fixpoint, each
+    /// call).
+    pub fn poll(&self, pos: Pos) -> R<()> {
+        self.budget
+            .check()
+            .map_err(|x| self.fatal(pos, Fatal::Exhausted(x.clone()), x.to_string()))
+    }
+
+    /// An error that stops the run: no `try` catches it.
+    pub fn fatal(&self, pos: Pos, f: Fatal, msg: impl Into<String>) -> Box<CatError> {
+        let mut e = self.err(pos, msg);
+        e.fatal = Some(f);
+        e
+    }
+
+    /// The error for a call nested deeper than [`MAX_CALL_DEPTH`].
+    pub fn too_deep(&self, pos: Pos) -> Box<CatError> {
+        let msg = format!("calls nested deeper than {MAX_CALL_DEPTH} (unbounded recursion?)");
+        self.fatal(pos, Fatal::TooDeep, msg)
     }
 
     /// A run bounding a subtree of candidates, whose `rf` in `p` is the union of theirs;
@@ -233,54 +254,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
         self.upper.as_ref().is_some_and(|u| u.lower)
     }
 
-    /// Starts a run bounding every coherence order of the `with` whose variable is in memo
-    /// slot `slot` (see [`Ctx::co_bound`]).
-    pub fn co_start(&self, slot: u32) {
-        self.co_bound.set(slot + 1);
-        self.co_lost.set(false);
-    }
-
-    /// Ends that run: whether it was given up.
-    pub fn co_end(&self) -> bool {
-        self.co_bound.set(0);
-        self.co_lost.replace(false)
-    }
-
-    /// In a run bounding coherence orders.
-    pub fn co_bounding(&self) -> bool {
-        self.co_bound.get() != 0
-    }
-
-    /// `f`'s result, and whether it is the same in every coherence order bounded: it read
-    /// neither the `with` variable nor a later one as it ran, and `es`, which `f` evaluates,
-    /// depend on no `with` variable as written (a value the run read may have been
-    /// computed before, from the variable, with no trace: a function's argument, a
-    /// procedure's, a name bound at once); always, outside such a run. What is not exact is
-    /// a bound: a value computed from it counts as reading the variable, so the branches
-    /// forget it.
-    pub fn co_exact<T>(&self, env: &Env<'m>, es: &[&'m Expr], f: impl FnOnce() -> T) -> (T, bool) {
-        let (v, reads) = self.reads_of(f);
-        let bound = self.co_bound.get();
-        if bound == 0 {
-            return (v, true);
-        }
-        let exact = reads < bound && es.iter().all(|e| self.exact_as(env, e, Within::Orders));
-        if !exact {
-            self.note_read(bound);
-        }
-        (v, exact)
-    }
-
-    /// The value of `e`, which decides something: given up unless exact in a run bounding
-    /// coherence orders.
-    pub fn co_decisive(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
-        let (v, exact) = self.co_exact(env, &[e], || self.eval(env, e));
-        if !exact {
-            return Err(self.give_up(e.pos(), what));
-        }
-        v
-    }
-
     /// What varies across the values this run's bounds stand for.
     fn within(&self) -> Within {
         match self.bounds_below() {
@@ -289,44 +262,19 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
     }
 
-    /// Condition `c` in a run bounding coherence orders, or while a plan is built: given up
-    /// unless the same in every branch.
+    /// Condition `c` while a plan is built: given up unless the same in every run.
     #[inline(never)]
     fn branch_cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
-        let plan = self.planning.active();
         let (holds, exact) = match c {
             Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) => {
-                let f = || self.cond(env, pos, c);
-                match plan {
-                    true => self.plan_exact(env, &[x, y], f),
-                    false => self.co_exact(env, &[x, y], f),
-                }
+                self.plan_exact(env, &[x, y], || self.cond(env, pos, c))
             }
             Cond::Variant(_) => (self.cond(env, pos, c), true),
         };
-        match (exact, plan) {
-            (true, _) => holds,
-            (false, true) => Err(self.sym_lost(pos, "a condition")),
-            (false, false) => Err(self.give_up(pos, "a condition")),
+        if !exact {
+            return Err(self.sym_lost(pos, "a condition"));
         }
-    }
-
-    /// The argument `a` of `f` in a run bounding coherence orders: as it is for a monotone
-    /// function (the bound's image bounds the images; a closure's body follows the rules
-    /// of the run), else given up unless exact.
-    fn co_argument(&self, env: &Env<'m>, f: &Value<'m>, a: &'m Expr) -> R<Value<'m>> {
-        let monotone = match f {
-            Value::Prim(b) => matches!(
-                b,
-                Builtin::Domain | Builtin::Range | Builtin::DifferentValues
-            ),
-            Value::Clo(c) => self.m.native(c.def).is_none(),
-            _ => false,
-        };
-        match monotone {
-            true => self.eval(env, a),
-            false => self.co_decisive(env, a, "a native function"),
-        }
+        holds
     }
 
     /// What is exact in this run's bounds, by address (see [`Ctx::is_exact`]).
@@ -340,7 +288,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
         let cell = match w {
             Within::Subtree => &m.exact,
             Within::Combo => &m.exact_combo,
-            Within::Orders => &m.exact_co,
         };
         cell.get_or_init(|| super::stable::stable_parts(m, w.prims()).exact)
     }
@@ -361,8 +308,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         self.upper.as_ref().is_some_and(|u| u.lost.get())
     }
 
-    /// Gives the bound up, of candidates or of coherence orders: the error stops the run,
-    /// and the flag survives a `try`.
+    /// Gives the bound up: the error stops the run, and the flag survives a `try`.
     pub fn give_up(&self, pos: Pos, what: &str) -> Box<CatError> {
         if let Some(u) = &self.upper {
             // Nothing is known of the candidates from here on, whatever their `rf`.
@@ -370,9 +316,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 self.planning.step(super::plan::Step::GiveUp);
             }
             u.lost.set(true);
-        }
-        if self.co_bounding() {
-            self.co_lost.set(true);
         }
         self.err(
             pos,
@@ -455,37 +398,29 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// The value of `e`, which decides a match: given up unless exact in a bound.
     fn exact_eval(&self, env: &Env<'m>, e: &'m Expr, what: &str) -> R<Value<'m>> {
         self.need_exact(env, e, what)?;
-        let v = self.co_decisive(env, e, what)?;
+        let v = self.eval(env, e)?;
         self.no_sym(&v, e.pos(), what)?;
         Ok(v)
     }
 
     /// While a plan is built (see [`super::plan`]): `f`'s result, and whether it is the same
-    /// in every run of the plan. For a `with`'s branches: it read neither the variable nor a
-    /// later one as it ran, and `es`, which `f` evaluates, depend on no `with` variable as
-    /// written (as [`Ctx::co_exact`]). For the candidates of a shape: it read nothing that
-    /// varies between candidates, and `es` depend on no varying primitive as written.
-    /// Always, outside a plan.
+    /// in every run of the plan: it read nothing that varies between the candidates of a
+    /// shape, and `es` depend on no varying primitive as written. Always, outside a plan.
     pub fn plan_exact<T>(
         &self,
         env: &Env<'m>,
         es: &[&'m Expr],
         f: impl FnOnce() -> T,
     ) -> (T, bool) {
-        let slot = self.planning.slot();
-        if self.planning.of_globals() {
-            // What reads a primitive that varies, or any value of the candidate's own,
-            // may differ.
-            let outer = self.touched.replace(false);
-            let v = f();
-            let touched = self.touched.get();
-            self.touched.set(outer || touched);
-            let exact = !touched && es.iter().all(|e| self.exact_as(env, e, Within::Combo));
-            return (v, exact);
+        if !self.planning.of_globals() {
+            return (f(), true);
         }
-        let (v, reads) = self.reads_of(f);
-        let exact =
-            slot == 0 || (reads < slot && es.iter().all(|e| self.exact_as(env, e, Within::Orders)));
+        // What reads a primitive that varies, or any value of the candidate's own, may differ.
+        let outer = self.touched.replace(false);
+        let v = f();
+        let touched = self.touched.get();
+        self.touched.set(outer || touched);
+        let exact = !touched && es.iter().all(|e| self.exact_as(env, e, Within::Combo));
         (v, exact)
     }
 
@@ -503,6 +438,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             line: pos.line,
             col: pos.col,
             msg: msg.into(),
+            fatal: None,
         })
     }
 
@@ -935,10 +871,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                         _ => return Err(self.give_up(*pos, "a native function")),
                     }
                 }
-                let a = match self.co_bounding() {
-                    true => self.co_argument(env, &f, a)?,
-                    false => self.eval(env, a)?,
-                };
+                let a = self.eval(env, a)?;
                 let values = matches!(f, Value::Prim(Builtin::DifferentValues));
                 if self.planning.active() && (values || has_sym(&f) || has_sym(&a)) {
                     return self.sym_apply(*pos, &f, a);
@@ -983,21 +916,21 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let (v, exact) = self.plan_exact(env, &[a], || self.eval(env, a));
                 match v {
                     Ok(v) => Ok(v),
-                    Err(e) if self.planning.lost() => Err(e),
+                    Err(e) if self.planning.lost() || e.fatal.is_some() => Err(e),
                     Err(_) if !exact => Err(self.sym_lost(*pos, "an error")),
                     Err(_) => self.eval(env, b),
                 }
             }
             Expr::Try(_, a, b) => match self.eval(env, a) {
-                Ok(v) => Ok(v),
-                Err(_) => self.eval(env, b),
+                Err(e) if e.fatal.is_none() => self.eval(env, b),
+                v => v,
             },
             Expr::If(pos, c, a, b) => {
                 if let Cond::Eq(x, y) | Cond::In(x, y) | Cond::Subset(x, y) = &**c {
                     self.need_exact(env, x, "a condition")?;
                     self.need_exact(env, y, "a condition")?;
                 }
-                let holds = match self.co_bounding() || self.planning.active() {
+                let holds = match self.planning.active() {
                     true => self.branch_cond(env, *pos, c)?,
                     false => self.cond(env, *pos, c)?,
                 };
@@ -1061,14 +994,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 )),
             };
         }
-        let (v, exact) = match op {
-            Op1::Comp => self.co_exact(env, &[a], || self.eval(env, a)),
-            _ => (self.eval(env, a), true),
-        };
-        let v = v?;
-        if !exact {
-            return self.coarse(v, Value::Unv, pos, "the complement");
-        }
+        let v = self.eval(env, a)?;
         if op == Op1::Comp && self.bounding() && !self.is_exact(env, a) {
             // The complement of a bound bounds nothing: the universe (or nothing) does.
             let none = if self.lowering() {
@@ -1472,12 +1398,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             }
             return Ok(v1);
         }
-        let (v2, exact) = self.co_exact(env, &[b], || self.eval(env, b));
-        if !exact {
-            v2?;
-            return Ok(v1);
-        }
-        let v2 = Self::tag2set(v2?);
+        let v2 = Self::tag2set(self.eval(env, b)?);
         match (v1, v2) {
             (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.diff(&y))),
             (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.diff(&y))),
@@ -1586,7 +1507,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                     return Ok(self.cross_value(fs));
                 }
                 let env = self.call_env(pos, c, arg)?;
-                self.eval(&env, &c.def.body)
+                self.nested(pos, || self.eval(&env, &c.def.body))
             }
             Value::Prim(b) => self
                 .call_builtin(*b, arg)
@@ -1596,6 +1517,19 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 format!("closure or primitive expected, {} found", v.type_name()),
             )),
         }
+    }
+
+    /// `f`, one call deeper: an error once calls nest deeper than [`MAX_CALL_DEPTH`].
+    pub fn nested<T>(&self, pos: Pos, f: impl FnOnce() -> R<T>) -> R<T> {
+        let d = self.depth.get();
+        if d >= MAX_CALL_DEPTH {
+            return Err(self.too_deep(pos));
+        }
+        self.poll(pos)?;
+        self.depth.set(d + 1);
+        let v = f();
+        self.depth.set(d);
+        v
     }
 
     /// The environment a closure's body runs in, for argument `arg`.
@@ -1730,7 +1664,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         }
         // Iterating bounds from empty ones bounds the least fixpoint when each step is
         // monotone in the variables.
-        if self.bounding() || self.co_bounding() {
+        if self.bounding() {
             let group: Vec<Sym> = vals.iter().flat_map(|b| b.pat.vars()).flatten().collect();
             if !vals.iter().all(|b| monotone_in(&b.expr, &group)) {
                 return Err(self.give_up(pos, "a recursive definition"));
@@ -1753,6 +1687,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
         };
         let _ = vars;
         for _round in 0..10_000 {
+            self.poll(pos)?;
             let mut e = add_funs(&with_vals(&cur)?);
             let mut next = Vec::with_capacity(cur.len());
             for b in &vals {

@@ -7,17 +7,16 @@ use super::ast::*;
 use super::eval::{Ctx, R};
 use super::native::{Choices, for_each_union};
 use super::plan;
-use super::prune::bound::Bounds;
-use super::prune::{ALL, Below, Coherence, Found, Pruner, Roots, Scan};
+use super::prune::{ALL, Coherence, Found, Pruner, Roots, Scan};
 use super::value::*;
-use super::{CheckKind, Failure, Verdict};
+use super::{CheckKind, Failure, Fatal, Verdict};
 use crate::rel::Rel;
 use std::rc::Rc;
 
 enum Frame<'m> {
     Seq(&'m [Ins]),
-    /// Back from a procedure call: the caller's environment.
-    Restore(Env<'m>),
+    /// Back from a procedure call: the caller's environment and call depth.
+    Restore(Env<'m>, u32),
     Forall {
         x: Sym,
         elems: Rc<Vec<Value<'m>>>,
@@ -51,6 +50,8 @@ struct State<'m> {
     flags: Vec<String>,
     /// `env` is one of the run cache's shared environments (see [`super::RunCache`]).
     shared: bool,
+    /// Procedure calls under way (see [`super::MAX_CALL_DEPTH`]).
+    calls: u32,
 }
 
 /// How a `with` binds its variable in each branch.
@@ -66,25 +67,7 @@ pub struct Runner<'c, 'm, 'p> {
     /// Whether verdicts carry the final `co` and `rf` (for graphs): copying them for every
     /// branch costs more than some branches.
     pub relations: bool,
-    /// In a run bounding every coherence order of a `with` at once (see
-    /// [`Runner::settle`]): the tests met.
-    pub settling: Option<Vec<Met>>,
-    /// The outcomes settled for the branches being run (see [`Runner::settle`]).
-    pub settled: Option<Settled>,
 }
-
-/// A test met by a run bounding every coherence order of a `with` (see [`Runner::settle`]).
-pub struct Met {
-    /// The test, by address.
-    test: usize,
-    /// Its outcome in every order, when the bound settles it.
-    outcome: Option<bool>,
-    /// Whether its relation read the `with` variable.
-    reads: bool,
-}
-
-/// Tests settled for every branch of a `with`, by address, with their outcomes.
-pub type Settled = Rc<Vec<(usize, bool)>>;
 
 impl<'m> Runner<'_, 'm, '_> {
     /// Runs `progs` in order (stdlib, bell, model); false when the caller asked to stop.
@@ -97,6 +80,7 @@ impl<'m> Runner<'_, 'm, '_> {
             env: Env::default(),
             flags: Vec::new(),
             shared: self.cx.cache().is_some(),
+            calls: 0,
         };
         self.run(st, k)
     }
@@ -124,9 +108,6 @@ impl<'m> Runner<'_, 'm, '_> {
     fn run(&mut self, mut st: State<'m>, mut k: Kont<'m>) -> R<bool> {
         loop {
             let Some(node) = k.0.clone() else {
-                if self.settling.is_some() {
-                    return Ok(true);
-                }
                 if self.cx.planning.active() {
                     let rels = self.rels_at(&st);
                     self.cx.planning.step(plan::Step::End(rels));
@@ -170,7 +151,10 @@ impl<'m> Runner<'_, 'm, '_> {
                         ins = more;
                     }
                 }
-                Frame::Restore(env) => st.env = env.clone(),
+                Frame::Restore(env, calls) => {
+                    st.env = env.clone();
+                    st.calls = *calls;
+                }
                 Frame::Forall {
                     x,
                     elems,
@@ -236,7 +220,7 @@ impl<'m> Runner<'_, 'm, '_> {
             }
             Ins::Match(pos, e, cls, d) => {
                 cx.need_exact(&st.env, e, "a match")?;
-                let v = cx.co_decisive(&st.env, e, "a match")?;
+                let v = cx.eval(&st.env, e)?;
                 let Value::Tag(TagName { name: s, .. }) = v else {
                     return Err(cx.err(
                         e.pos(),
@@ -264,9 +248,6 @@ impl<'m> Runner<'_, 'm, '_> {
                     let on = r.restrict_domain(events).restrict_range(events);
                     acyclic.set(acyclic.get() && on.is_acyclic());
                     return Ok(Step::Done(true));
-                }
-                if let Some(step) = self.settle_test(st, t, *ty, &k)? {
-                    return Ok(step);
                 }
                 // Bounding from below, a check that fails fails in every candidate; nothing
                 // else is settled, so flags and the other tests are not even evaluated.
@@ -345,11 +326,16 @@ impl<'m> Runner<'_, 'm, '_> {
                     env = env.bind(r, Value::Proc(p.clone()));
                 }
                 let env = cx.bind_pat(&env, *pos, p.pat, a)?;
+                if st.calls >= super::MAX_CALL_DEPTH {
+                    return Err(cx.too_deep(*pos));
+                }
+                cx.poll(*pos)?;
                 let k = k
-                    .push(Frame::Restore(st.env.clone()))
+                    .push(Frame::Restore(st.env.clone(), st.calls))
                     .push(Frame::Seq(p.body));
                 st.env = env;
                 st.shared = false;
+                st.calls += 1;
                 return Ok(Step::Next(k));
             }
             Ins::Enum(_, name, _) => {
@@ -357,7 +343,7 @@ impl<'m> Runner<'_, 'm, '_> {
             }
             Ins::Forall(pos, x, e, body) => {
                 cx.need_exact(&st.env, e, "a forall")?;
-                let elems = match cx.co_decisive(&st.env, e, "a forall")? {
+                let elems = match cx.eval(&st.env, e)? {
                     Value::Empty => Rc::new(Vec::new()),
                     Value::ValSet(s) => s,
                     t @ Value::Tag(..) => Rc::new(vec![t]),
@@ -372,12 +358,6 @@ impl<'m> Runner<'_, 'm, '_> {
                 };
                 st.shared = false;
                 return Ok(Step::Next(k.push(f)));
-            }
-            Ins::WithFrom(_, _, e) if cx.co_bounding() => {
-                return Err(cx.give_up(e.pos(), "a choice"));
-            }
-            Ins::WithFrom(_, _, e) if cx.planning.slot() != 0 => {
-                return Err(cx.sym_lost(e.pos(), "a choice"));
             }
             Ins::WithFrom(_, x, e) if cx.lowering() => return self.lower_with(st, *x, e, k),
             Ins::WithFrom(_, x, e) if cx.bounding() => return self.bounded_with(st, i, *x, e, k),
@@ -404,7 +384,9 @@ impl<'m> Runner<'_, 'm, '_> {
                     }
                     Choices::Orders(classes, base) => {
                         let mut pruner = self.pruner(&st.env, *x, &k);
-                        let fs = pruner.build(&classes, &base);
+                        let fs = pruner.build(&classes, &base, &cx.budget).map_err(|x| {
+                            cx.fatal(e.pos(), Fatal::Exhausted(x.clone()), x.to_string())
+                        })?;
                         let failed = pruner.failure();
                         let b = self.binder(st, i, *x)?;
                         return self.branches(st, &b, k, &fs, failed);
@@ -592,6 +574,7 @@ impl<'m> Runner<'_, 'm, '_> {
             env,
             flags: st.flags.clone(),
             shared,
+            calls: st.calls,
         }
     }
 
@@ -611,22 +594,15 @@ impl<'m> Runner<'_, 'm, '_> {
                 return Ok(Step::Done(false));
             }
         }
-        if let Some(p) = self.plan(st, b, &k, fs) {
-            let mut replay = p.replay(self.cx.n);
-            let go = for_each_union(self.cx.n, fs, |r| {
-                (self.report)(p.verdict(&mut replay, &r, &st.flags, self.cx.p.events))
-            });
-            return Ok(Step::Done(go));
-        }
-        let settled = self.settle(st, b, &k, fs);
-        let outer = std::mem::replace(&mut self.settled, settled);
         let mut res = Ok(true);
         for_each_union(self.cx.n, fs, |r| {
-            let st2 = self.branch(st, b, Value::rel(r));
-            res = self.run(st2, k.clone());
+            res = self.cx.poll(Pos::default()).map(|()| true);
+            if res.is_ok() {
+                let st2 = self.branch(st, b, Value::rel(r));
+                res = self.run(st2, k.clone());
+            }
             matches!(res, Ok(true))
         });
-        self.settled = outer;
         res.map(Step::Done)
     }
 
@@ -671,153 +647,6 @@ impl<'m> Runner<'_, 'm, '_> {
         self.run(st2, k).map(Step::Done)
     }
 
-    /// The plan of the branches of a `with` (see [`super::plan`]): the rest of the model
-    /// run once with the variable symbolic. Tried where it worked before.
-    fn plan(
-        &mut self,
-        st: &State<'m>,
-        b: &Binder<'m>,
-        k: &Kont<'m>,
-        fs: &[Vec<Rc<Rel>>],
-    ) -> Option<plan::Plan<'m>> {
-        let cx = self.cx;
-        let (Binder::Shared(_, slot), Some(cache)) = (b, cx.cache()) else {
-            return None;
-        };
-        if !cache.plan.get()
-            || cx.bounding()
-            || cx.co_bounding()
-            || self.settling.is_some()
-            || cx.planning.active()
-            || branch_count(fs) < PLAN_MIN
-        {
-            return None;
-        }
-        let site = k.site()?;
-        if !cache.plan_sites.worth((site, 0), PLAN_TRIAL, 2) {
-            return None;
-        }
-        let st2 = self.branch(st, b, cx.planning.start(*slot));
-        let outer = self.settled.take();
-        let res = self.run(st2, k.clone());
-        self.settled = outer;
-        let built = cx.planning.finish();
-        // The symbolic values go: each branch runs the plan instead.
-        cx.memo_forget_from(*slot);
-        let plan = match (res, built) {
-            (Ok(_), Some(built)) => Some(plan::Plan::new(built)),
-            _ => None,
-        };
-        cache.plan_sites.count((site, 0), plan.is_some());
-        cache
-            .planned
-            .set(cache.planned.get() + plan.is_some() as u64);
-        plan
-    }
-
-    /// Judges every branch of a `with` at once, as far as a bound can: the rest of the
-    /// model runs once with the variable bound to the union of the orders `fs` makes.
-    /// Each value then contains its value in every branch (see [`Ctx::co_bound`]), so a
-    /// check passing there passes in every branch, a flag not raised there is raised in
-    /// none, and one computed from values that are the same in every branch is settled
-    /// either way. The branches then skip what was settled: the LKMM's happens-before
-    /// check, say, is computed once for a group of coherence orders instead of once per
-    /// order, when the orders all agree with it. Tried where it paid before. (Splitting
-    /// the orders into groups, each judged at once, was slower: a group left unsettled
-    /// costs a run of its own.)
-    fn settle(
-        &mut self,
-        st: &State<'m>,
-        b: &Binder<'m>,
-        k: &Kont<'m>,
-        fs: &[Vec<Rc<Rel>>],
-    ) -> Option<Settled> {
-        let cx = self.cx;
-        let (Binder::Shared(_, slot), Some(cache)) = (b, cx.cache()) else {
-            return None;
-        };
-        if cx.bounding() || self.settling.is_some() || branch_count(fs) < SETTLE_MIN {
-            return None;
-        }
-        let site = k.site()?;
-        if !cache.settles.worth((site, 0), SETTLE_TRIAL, 4) {
-            return None;
-        }
-        let mut union = Rel::empty(cx.n);
-        for o in fs.iter().flatten() {
-            union.union_with(o);
-        }
-        let st2 = self.branch(st, b, Value::rel(union));
-        cx.co_start(*slot);
-        self.settling = Some(Vec::new());
-        let res = self.run(st2, k.clone());
-        let met = self.settling.take().unwrap_or_default();
-        let lost = cx.co_end();
-        let paid = !lost && res.is_ok() && met.iter().any(|m| m.reads && m.outcome.is_some());
-        cache.settles.count((site, 0), paid);
-        if res.is_err() || lost {
-            return None;
-        }
-        let settled: Vec<(usize, bool)> = met
-            .into_iter()
-            .filter_map(|m| Some((m.test, m.outcome?)))
-            .collect();
-        (!settled.is_empty()).then(|| Rc::new(settled))
-    }
-
-    /// A test met while settling (see [`Runner::settle`]), or settled for this branch:
-    /// the step to take instead of evaluating it, if any.
-    fn settle_test(
-        &mut self,
-        st: &mut State<'m>,
-        t: &'m Test,
-        ty: TestType,
-        k: &Kont<'m>,
-    ) -> R<Option<Step<'m>>> {
-        let cx = self.cx;
-        let key = t as *const Test as usize;
-        if let Some(met) = self.settling.as_mut() {
-            let (out, exact) = cx.co_exact(&st.env, &[&t.expr], || cx.test_eval_cached(&st.env, t));
-            let ok = out?.0;
-            // Passing the bound, a check passes in every branch (a flag is not raised).
-            let outcome = (exact || ok != t.negated).then_some(ok);
-            match met.iter_mut().find(|m| m.test == key) {
-                // Met twice (a procedure, a loop): left to each branch.
-                Some(m) => m.outcome = None,
-                None => met.push(Met {
-                    test: key,
-                    outcome,
-                    reads: !exact,
-                }),
-            }
-            // A check failing in every branch: each stops here or before.
-            if outcome == Some(false) && ty == TestType::Check {
-                return Ok(Some(Step::Done(true)));
-            }
-            return Ok(Some(Step::Next(k.clone())));
-        }
-        let Some(settled) = &self.settled else {
-            return Ok(None);
-        };
-        let Some(&(_, ok)) = settled.iter().find(|(x, _)| *x == key) else {
-            return Ok(None);
-        };
-        match (ok, ty) {
-            (true, TestType::Flag) => {
-                if let Some(n) = &t.name {
-                    st.flags.push(n.clone());
-                }
-            }
-            (false, TestType::Flag) | (true, _) => {}
-            // A failure is found again, with its cycle.
-            (false, _) => return Ok(None),
-        }
-        if let Some(c) = self.cx.cache() {
-            c.skipped.set(c.skipped.get() + 1);
-        }
-        Ok(Some(Step::Next(k.clone())))
-    }
-
     /// Runs `k` once per element of the set `v`, bound to `x` by the `with` at `i`.
     fn each_value(
         &mut self,
@@ -839,6 +668,7 @@ impl<'m> Runner<'_, 'm, '_> {
         }
         let b = self.binder(st, i, x)?;
         for v in elems.iter() {
+            self.cx.poll(e.pos())?;
             let st2 = self.branch(st, &b, v.clone());
             if !self.run(st2, k.clone())? {
                 return Ok(Step::Done(false));
@@ -947,6 +777,7 @@ impl<'m> Runner<'_, 'm, '_> {
             env: st.env.bind(x, lower),
             flags: st.flags.clone(),
             shared: false,
+            calls: st.calls,
         };
         self.run(st2, k).map(Step::Done)
     }
@@ -1009,17 +840,7 @@ impl<'m> Runner<'_, 'm, '_> {
     /// [`super::prune::bound`]).
     fn pruner<'a>(&'a self, env: &'a Env<'m>, x: Sym, k: &'a Kont<'m>) -> Pruner<'a, 'm> {
         let coherence = Box::new(move || self.coherence(env, x, k));
-        let bounds = Box::new(move || {
-            let mut seqs = Vec::new();
-            let mut cur = k.0.clone();
-            while let Some(node) = cur {
-                let Frame::Seq(b) = &node.0 else { break };
-                seqs.push(*b);
-                cur = node.1.0.clone();
-            }
-            Some(Box::new(Bounds::new(self.cx, env, x, &seqs)) as Box<dyn Below + 'a>)
-        });
-        Pruner::new(coherence, bounds)
+        Pruner::new(coherence, Box::new(|| None))
     }
 
     /// The SC-per-location check every branch of the `with` binding `x` runs, if any.
@@ -1091,9 +912,6 @@ impl<'m> Runner<'_, 'm, '_> {
     }
 
     fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> R<Step<'m>> {
-        if self.settling.is_some() {
-            return Ok(Step::Done(true));
-        }
         self.failed(st, plan::failure(t, cycle))
     }
 
@@ -1181,20 +999,6 @@ pub fn no_choice() -> Failure {
         cycle: None,
     }
 }
-
-/// How many branches a `with` must have for [`Runner::plan`] to run them from a plan.
-const PLAN_MIN: usize = 2;
-
-/// Tries of [`Runner::plan`] at one `with` site before it is only tried where at least
-/// every other try made a plan.
-const PLAN_TRIAL: u32 = 16;
-
-/// How many branches a `with` must have for [`Runner::settle`] to try them at once.
-const SETTLE_MIN: usize = 3;
-
-/// Tries of [`Runner::settle`] at one `with` site before it is only tried where at least
-/// one try in four settled something that read the variable.
-const SETTLE_TRIAL: u32 = 32;
 
 /// How many branches the factors `fs` make.
 fn branch_count(fs: &[Vec<Rc<Rel>>]) -> usize {

@@ -23,6 +23,7 @@ mod value;
 
 pub use config::load_cfg;
 
+use crate::budget::{Budget, Exhausted};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, Symbols, Value};
 use ast::{Expr, Ins, Pat, Program, SetClause, Sym};
@@ -171,10 +172,30 @@ pub struct CatError {
     pub line: u32,
     pub col: u32,
     pub msg: String,
+    /// Set when the run had to stop rather than the model being wrong: cat's `try` never
+    /// catches such an error.
+    pub fatal: Option<Fatal>,
 }
+
+/// Why a run stopped that no `try` may go on from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fatal {
+    /// The test's budget of time or memory ran out.
+    Exhausted(Exhausted),
+    /// Function or procedure calls nested deeper than [`MAX_CALL_DEPTH`] (an unbounded
+    /// recursion would otherwise overflow the stack or fill the memory).
+    TooDeep,
+}
+
+/// How deeply function and procedure calls may nest. herd's own library recurses once per
+/// element of a set (`map`, `one-of-each`): a few hundred levels at most.
+pub const MAX_CALL_DEPTH: u32 = 10_000;
 
 impl fmt::Display for CatError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if let Some(Fatal::Exhausted(x)) = &self.fatal {
+            return write!(f, "{x}");
+        }
         write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.msg)
     }
 }
@@ -222,9 +243,6 @@ pub struct Model {
     /// The same for the partial candidates [`Model::doomed`] judges: one combination of
     /// runs whose reads are not all given a source yet (see [`stable::COMBO_VARYING`]).
     exact_combo: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
-    /// The same for the coherence orders of one candidate that a run judges at once (see
-    /// `eval::Ctx::co_bound`): what depends on no `with` variable.
-    exact_co: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
     /// Per symbol: whether it names a primitive that differs between the candidates
     /// sharing a [`RunCache`] (`rf`, `FW`).
     varying: Vec<bool>,
@@ -241,8 +259,6 @@ pub struct RunCache<'m> {
     vals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
     /// The SC-per-location check guarding each `with` site (static: never cleared).
     guards: std::cell::RefCell<FxMap<usize, Option<&'m ast::Test>>>,
-    /// What the lower-bound pruning learnt about each `with` site (static: never cleared).
-    bounds: prune::bound::Memo,
     /// Values of the names the model does not bind, by symbol, but for `varying` ones.
     globals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
     /// Outcomes of the stable checks and choices of the stable `with`s, by address.
@@ -268,18 +284,11 @@ pub struct RunCache<'m> {
     /// Whether a sequence, by its factors and shared environment, has a later factor kept
     /// here that is empty (see `Ctx::seq`).
     seq_empty: std::cell::RefCell<FxMap<(usize, usize), bool>>,
-    /// How judging the branches of each `with` site at once went (see `Runner::settle`):
-    /// tries, and tries that settled a check or flag reading the variable (static: never
-    /// cleared).
-    pub settles: tally::Tally,
     /// Whether branches and partial choices of `rf` may be judged from plans (see
     /// [`plan`]; the answers are the same).
     pub plan: std::cell::Cell<bool>,
     /// Plans made so far (for tests and measurements).
     pub planned: std::cell::Cell<u64>,
-    /// How building a plan for the branches of each `with` site went (see `Runner::plan`):
-    /// tries, and plans made (static: never cleared).
-    pub plan_sites: tally::Tally,
     /// The plan of this shape's candidates (see `Model::run_planned`).
     whole: std::cell::RefCell<Whole<'m>>,
     /// Plans of shapes' candidates tried, and made (static: never cleared).
@@ -291,8 +300,6 @@ pub struct RunCache<'m> {
     /// (see `Model::doomed`).
     #[allow(clippy::type_complexity)]
     lower: std::cell::RefCell<Option<Option<(plan::Plan<'m>, plan::Replay)>>>,
-    /// Tests that branches skipped, settled for them (for tests and measurements).
-    pub skipped: std::cell::Cell<u64>,
 }
 
 impl RunCache<'_> {
@@ -336,12 +343,21 @@ struct LoadedFile {
 /// Includes nested deeper than this are taken for a cycle.
 const MAX_INCLUDE_DEPTH: usize = 32;
 
+/// The error a run stops with for `f`.
+fn fatal_error(f: Fatal) -> CatError {
+    CatError {
+        fatal: Some(f),
+        ..load_error("", "")
+    }
+}
+
 fn load_error(file: &str, msg: impl Into<String>) -> CatError {
     CatError {
         file: file.to_string(),
         line: 0,
         col: 0,
         msg: msg.into(),
+        fatal: None,
     }
 }
 
@@ -397,7 +413,6 @@ impl Model {
             stable_withs: Default::default(),
             exact: Default::default(),
             exact_combo: Default::default(),
-            exact_co: Default::default(),
             varying: Vec::new(),
             po_rf_guard: false,
         };
@@ -455,6 +470,7 @@ impl Model {
                     line: pos.line,
                     col: pos.col,
                     msg,
+                    fatal: None,
                 })?
             }
         };
@@ -615,7 +631,7 @@ impl Model {
         p: &Primitives,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
-        self.run_cached(p, None, true, report)
+        self.run_cached(p, None, true, &Budget::unlimited(), report)
     }
 
     /// A cache for [`Model::run_cached`].
@@ -623,7 +639,6 @@ impl Model {
         RunCache {
             vals: std::cell::RefCell::new(vec![None; self.cache_keys.len()]),
             guards: Default::default(),
-            bounds: Default::default(),
             globals: std::cell::RefCell::new(vec![None; self.names.len()]),
             tests: Default::default(),
             withs: Default::default(),
@@ -633,35 +648,35 @@ impl Model {
             lookups: Default::default(),
             steady: Default::default(),
             seq_empty: Default::default(),
-            settles: Default::default(),
             plan: std::cell::Cell::new(true),
             planned: Default::default(),
-            plan_sites: Default::default(),
             lower: Default::default(),
             whole: std::cell::RefCell::new(Whole::Seen(0)),
             whole_tries: Default::default(),
             plan_pays: Default::default(),
-            skipped: Default::default(),
         }
     }
 
     /// Like [`Model::run`], reusing the rf-independent values in `cache`, which must have
     /// been filled only by candidates with the same events and the same primitives but
     /// `rf` and `FW`. Without `relations`, verdicts leave out the final `co` and `rf`.
+    /// The run stops with a [`Fatal`] error when `budget` runs out.
     pub fn run_cached<'m>(
         &'m self,
         p: &Primitives,
         cache: Option<&RunCache<'m>>,
         relations: bool,
+        budget: &Budget,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
         if let Some(c) = cache
             && c.plan.get()
-            && self.run_planned(p, c, relations, report)
+            && let Some(ran) = self.run_planned(p, c, relations, budget, report)
         {
-            return Ok(());
+            return ran.map_err(|x| fatal_error(Fatal::Exhausted(x)));
         }
-        self.run_in(&eval::Ctx::new(self, p, cache), relations, report)?;
+        let cx = eval::Ctx::new(self, p, cache).with_budget(budget);
+        self.run_in(&cx, relations, report)?;
         Ok(())
     }
 
@@ -673,15 +688,16 @@ impl Model {
         p: &Primitives,
         c: &RunCache<'m>,
         relations: bool,
+        budget: &Budget,
         report: &mut dyn FnMut(Verdict) -> bool,
-    ) -> bool {
+    ) -> Option<Result<(), Exhausted>> {
         let mut whole = c.whole.borrow_mut();
         if let Whole::Seen(seen) = *whole {
             if seen < 1 || !c.whole_tries.worth((0, 0), WHOLE_TRIAL, 2) {
                 *whole = Whole::Seen(seen + 1);
-                return false;
+                return None;
             }
-            let plan = self.whole_plan(p, c);
+            let plan = self.whole_plan(p, c, budget);
             c.whole_tries.count((0, 0), plan.is_some());
             c.planned.set(c.planned.get() + plan.is_some() as u64);
             *whole = match plan {
@@ -690,16 +706,21 @@ impl Model {
             };
         }
         let Whole::Made((plan, replay, inputs)) = &mut *whole else {
-            return false;
+            return None;
         };
-        plan.judge(replay, p, inputs, relations, &c.plan_pays, report);
-        true
+        let run = plan::Run::new(p.events, relations, &c.plan_pays, budget, report);
+        Some(plan.judge(replay, p, inputs, run))
     }
 
     /// The plan of the candidates of `p`'s shape: the model run once with `rf` and the
     /// final writes symbolic (when they differ between the candidates). `None` when it
     /// cannot be made.
-    fn whole_plan<'m>(&'m self, p: &Primitives, c: &RunCache<'m>) -> Option<WholePlan<'m>> {
+    fn whole_plan<'m>(
+        &'m self,
+        p: &Primitives,
+        c: &RunCache<'m>,
+        budget: &Budget,
+    ) -> Option<WholePlan<'m>> {
         // (A primitive the model never names cannot change what it computes.)
         let fw = p.sets.get("FW").is_some() && !p.sets.shared("FW");
         let inputs: Vec<(String, bool)> = [("rf", false, true), ("FW", true, fw)]
@@ -715,7 +736,7 @@ impl Model {
         if syms.is_empty() {
             return None;
         }
-        let cx = eval::Ctx::new(self, p, Some(c));
+        let cx = eval::Ctx::new(self, p, Some(c)).with_budget(budget);
         cx.planning.start_globals(&syms);
         let ran = self.run_in(&cx, true, &mut |_| true);
         let built = cx.planning.finish()?;
@@ -741,8 +762,6 @@ impl Model {
             cx,
             report,
             relations,
-            settling: None,
-            settled: None,
         }
         .run_all(&progs)
         .map_err(|e| *e)
@@ -766,8 +785,8 @@ impl Model {
     /// (the others keeping the union), the check's relation has no cycle on that
     /// location's events. In every candidate, its relation is within these, location by
     /// location, and a cycle stays on one location.
-    pub fn bound(&self, p: &Primitives) -> Option<Bound> {
-        let cx = eval::Ctx::upper(self, p, None);
+    pub fn bound(&self, p: &Primitives, budget: &Budget) -> Option<Bound> {
+        let cx = eval::Ctx::upper(self, p, None).with_budget(budget);
         let mut branches = Vec::new();
         let mut consistent = true;
         let ran = self.run_in(&cx, false, &mut |v: Verdict| {
@@ -791,7 +810,8 @@ impl Model {
                         sets: p.sets.clone(),
                         ..*p
                     };
-                    let probe = eval::Ctx::upper(self, &q, Some((t, events.clone())));
+                    let probe =
+                        eval::Ctx::upper(self, &q, Some((t, events.clone()))).with_budget(budget);
                     let ran = self.run_in(&probe, false, &mut |_| true);
                     let held = probe.probe().is_some_and(|(_, _, ok)| ok.get());
                     if ran.is_err() || probe.lost() || !held {
@@ -809,7 +829,12 @@ impl Model {
     /// The model runs bounded from below (see `eval::Upper`): a `with` takes what all its
     /// choices contain, and a check failing there fails in each of the candidates.
     /// Anything it cannot bound stops the run, with no answer.
-    pub fn doomed<'m>(&'m self, p: &Primitives, cache: Option<&RunCache<'m>>) -> bool {
+    pub fn doomed<'m>(
+        &'m self,
+        p: &Primitives,
+        cache: Option<&RunCache<'m>>,
+        budget: &Budget,
+    ) -> bool {
         // The runs of one shape differ in `rf` and values only: one plan serves them all.
         if let Some(c) = cache
             && c.plan.get()
@@ -817,7 +842,7 @@ impl Model {
         {
             let mut kept = c.lower.borrow_mut();
             if kept.is_none() {
-                let made = self.lower_plan(p, c);
+                let made = self.lower_plan(p, c, budget);
                 c.planned.set(c.planned.get() + made.is_some() as u64);
                 *kept = Some(made);
             }
@@ -825,7 +850,7 @@ impl Model {
                 return plan.doomed(replay, rf, p.events);
             }
         }
-        let cx = eval::Ctx::from_below(self, p, cache);
+        let cx = eval::Ctx::from_below(self, p, cache).with_budget(budget);
         let mut failed = false;
         let _ = self.run_in(&cx, false, &mut |v: Verdict| {
             failed = v.failed.is_some();
@@ -842,9 +867,10 @@ impl Model {
         &'m self,
         p: &Primitives,
         cache: &RunCache<'m>,
+        budget: &Budget,
     ) -> Option<(plan::Plan<'m>, plan::Replay)> {
         let rf = self.names.get("rf")?;
-        let cx = eval::Ctx::from_below(self, p, Some(cache));
+        let cx = eval::Ctx::from_below(self, p, Some(cache)).with_budget(budget);
         cx.planning.start_globals(&[(rf, false)]);
         let ran = self.run_in(&cx, false, &mut |_| false);
         let built = cx.planning.finish()?;

@@ -105,7 +105,7 @@ impl<'m> Ctx<'m, '_> {
                             return Ok(self.product(fs));
                         }
                         let env = self.call_env(*pos, c, a)?;
-                        self.choices(&env, &c.def.body)
+                        self.nested(*pos, || self.choices(&env, &c.def.body))
                     }
                     _ => {
                         let a = self.eval(env, a)?;

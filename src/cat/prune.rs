@@ -7,12 +7,12 @@
 //! relation cyclic too (all operators involved are monotone), so every branch with `p` fails.
 //! The guard check is found by reading the model, not by trusting names alone: each name
 //! bound after the `with` gets the set of relations its value is known to contain.
-//! [`bound`] then drops the orders that fail any other check through lower bounds.
-
-pub mod bound;
+//! A plan's lower bounds (`plan::replay`) then drop the orders that fail any other check.
 
 use super::ast::{Expr, Ins, Op1, Op2, Pat, Sym, Test, TestKind, TestType};
+use super::tally::Tally;
 use super::{CheckKind, Failure};
+use crate::budget::{Budget, Exhausted};
 use crate::rel::{Rel, Set};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -56,11 +56,23 @@ impl<'m> Coherence<'m> {
     }
 }
 
+/// Prefixes are tested this many times at a site before their success rate is judged.
+const TRIAL: u32 = 128;
+
+/// Whether testing prefixes of orders at `site` with `left` elements still to place pays
+/// (tries and drops in `levels`): only while at least one in `left!` of them is dropped
+/// (after [`TRIAL`] tries), as below lie at most `left!` orders, each judged in about the
+/// time a test takes.
+pub fn prefix_pays(levels: &Tally, site: usize, left: usize) -> bool {
+    let orders: u32 = (1..=left.min(12) as u32).product();
+    levels.worth((site, left), TRIAL, orders)
+}
+
 /// Makes one of the [`Pruner`]'s tests, the first time it is needed.
 pub type Make<'a, T> = Box<dyn FnOnce() -> Option<T> + 'a>;
 
-/// Lower bounds of the checks after a `with`, to test prefixes of orders with: the
-/// interpreter's ([`Bounds`]) or a plan's (`plan::replay`).
+/// Lower bounds of the checks after a `with`, to test prefixes of orders with: a plan's
+/// (`plan::replay`).
 pub trait Below {
     /// Whether there is any check to try.
     fn has_checks(&self) -> bool;
@@ -151,7 +163,14 @@ impl<'a, 'm> Pruner<'a, 'm> {
     /// A full order is tested only when another class has a choice too: its failure then
     /// spares the branches of every order of the others; alone, each order it passes is
     /// judged in full by the model right after, which finds the same failure.
-    pub fn build(&mut self, classes: &[Set], base: &Rel) -> Vec<Vec<Rc<Rel>>> {
+    /// Building stops once `budget` runs out (the orders of one location alone may be
+    /// more than the memory holds).
+    pub fn build(
+        &mut self,
+        classes: &[Set],
+        base: &Rel,
+        budget: &Budget,
+    ) -> Result<Vec<Vec<Rc<Rel>>>, Exhausted> {
         let mut fs = Vec::with_capacity(classes.len());
         let bases: Vec<(Rel, bool)> = classes
             .iter()
@@ -166,7 +185,15 @@ impl<'a, 'm> Pruner<'a, 'm> {
             let orders = if total {
                 base.linearisations(s)
             } else {
-                base.linearisations_pruned(s, choices > 1, |p, left| self.keeps(p, left))
+                let mut out = Ok(());
+                let orders = base.linearisations_pruned(s, choices > 1, |p, left| {
+                    if out.is_ok() {
+                        out = budget.check();
+                    }
+                    out.is_ok() && self.keeps(p, left)
+                });
+                out?;
+                orders
             };
             let none = orders.is_empty();
             fs.push(orders.into_iter().map(Rc::new).collect());
@@ -174,7 +201,7 @@ impl<'a, 'm> Pruner<'a, 'm> {
                 break;
             }
         }
-        fs
+        Ok(fs)
     }
 
     /// The failure to report for the orders dropped, if any: the guard's first.

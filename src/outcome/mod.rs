@@ -8,7 +8,7 @@ pub mod graph;
 use graph::ExecGraph;
 
 use crate::budget::Budget;
-use crate::cat::{Model, Verdict};
+use crate::cat::{CatError, Fatal, Model, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
@@ -307,7 +307,7 @@ fn visit_part(
         };
         cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
     };
-    let bound = |c: &Candidate| model.bound(&c.prims);
+    let bound = |c: &Candidate| model.bound(&c.prims, &opts.budget);
     let bounder = candidate::Bounder {
         bound: &bound,
         min: opts.bound_min,
@@ -327,7 +327,7 @@ fn visit_part(
                 return false;
             }
         }
-        model.doomed(&c.prims, Some(for_shapes(1, c.shapes)))
+        model.doomed(&c.prims, Some(for_shapes(1, c.shapes)), &opts.budget)
     };
     let cutter = candidate::Cutter {
         doomed: &doomed,
@@ -439,24 +439,34 @@ fn visit_part(
             let mut keep = true;
             // Only a branch satisfying the condition may make the witness graph or explain
             // why the outcome is forbidden.
-            let res = model.run_cached(&c.prims, Some(cache), sat, &mut |verdict: Verdict| {
-                debug_assert!(
-                    bounded.is_none() || verdict.failed.is_none(),
-                    "a bounded candidate fails {:?}",
-                    verdict.failed
-                );
-                witnessed |= sat && verdict.failed.is_none();
-                if sat && verdict.failed.is_some() {
-                    explained.set(true);
-                }
-                keep = hand(verdict);
-                keep
-            });
-            if let Err(e) = res {
-                err = Some(e);
-                return false;
+            let res = model.run_cached(
+                &c.prims,
+                Some(cache),
+                sat,
+                &opts.budget,
+                &mut |verdict: Verdict| {
+                    debug_assert!(
+                        bounded.is_none() || verdict.failed.is_none(),
+                        "a bounded candidate fails {:?}",
+                        verdict.failed
+                    );
+                    witnessed |= sat && verdict.failed.is_none();
+                    if sat && verdict.failed.is_some() {
+                        explained.set(true);
+                    }
+                    keep = hand(verdict);
+                    keep
+                },
+            );
+            match res {
+                Ok(()) => return keep,
+                Err(CatError {
+                    fatal: Some(Fatal::Exhausted(x)),
+                    ..
+                }) => exhausted = Some(x),
+                Err(e) => err = Some(e),
             }
-            keep
+            false
         },
     );
     seen.candidates = counts.visited;

@@ -8,12 +8,10 @@
 //! runs *once* with what varies symbolic ([`Value::Sym`]): every operation with a
 //! symbolic operand is recorded as a [`Node`] instead of being computed, everything else
 //! is computed as usual, and the checks, flags and choices met become the plan's
-//! [`Step`]s. Each candidate (or branch) then runs the plan natively on its own values, in
-//! buffers allocated once ([`Replay`]).
+//! [`Step`]s. Each candidate then runs the plan natively on its own values, in buffers
+//! allocated once ([`Replay`]).
 //!
-//! Three kinds of plans, by what their inputs are:
-//! - the rest of the model after a `with`, for the branches of one candidate (the
-//!   variable; `Runner::plan`);
+//! Two kinds of plans, by what their inputs are:
 //! - the whole model for the candidates of one shape (`rf` and the final writes;
 //!   `Model::run_planned`), a `with` over coherence orders being a step whose variable is
 //!   an input of the steps after it: the orders are built natively, cut by the SC
@@ -31,7 +29,7 @@
 mod build;
 mod replay;
 
-pub use replay::Replay;
+pub use replay::{Replay, Run};
 
 use super::ast::{Sym, Test, TestKind, TestType};
 use super::value::{SymVal, Value};
@@ -129,8 +127,6 @@ pub struct With<'m> {
 /// The plan being built, in a [`super::eval::Ctx`].
 #[derive(Default)]
 pub struct Building<'m> {
-    /// The variable's memo slot + 1 while a plan of a `with`'s branches is built; else 0.
-    slot: Cell<u32>,
     /// While a plan is built for the values of primitives: each primitive, with its
     /// input node.
     globals: RefCell<Vec<(Sym, u32)>>,
@@ -146,11 +142,7 @@ pub struct Building<'m> {
 
 impl<'m> Building<'m> {
     pub fn active(&self) -> bool {
-        self.slot.get() != 0 || self.of_globals.get()
-    }
-    /// The variable's memo slot + 1 while a plan of a `with`'s branches is built; else 0.
-    pub fn slot(&self) -> u32 {
-        self.slot.get()
+        self.of_globals.get()
     }
     /// Whether the plan being built stands for the values of primitives.
     pub fn of_globals(&self) -> bool {
@@ -181,14 +173,6 @@ impl<'m> Building<'m> {
         });
         (nodes.len() - 1) as u32
     }
-    /// Starts a plan of the branches of the `with` whose variable is in memo slot `slot`:
-    /// the variable's symbolic value.
-    pub fn start(&self, slot: u32) -> Value<'m> {
-        self.begin();
-        self.slot.set(slot + 1);
-        let node = self.input(false, 1);
-        Value::Sym(SymVal { node, set: false })
-    }
     /// Starts a plan whose inputs are the primitives `xs`, each a set or a relation: input
     /// `k` is node `k`.
     pub fn start_globals(&self, xs: &[(Sym, bool)]) {
@@ -211,7 +195,6 @@ impl<'m> Building<'m> {
     }
     /// Ends the plan: its nodes and steps, unless something could not be recorded.
     pub fn finish(&self) -> Option<(Vec<Node>, Vec<Step<'m>>)> {
-        self.slot.set(0);
         self.of_globals.set(false);
         self.globals.borrow_mut().clear();
         let nodes = std::mem::take(&mut *self.nodes.borrow_mut());

@@ -1,10 +1,10 @@
 //! Running plans: each node computed at most once per run, into a buffer of its own.
 
 use super::{Op, Plan, Rels, Step, With, each_operand, failure};
+use crate::budget::{Budget, Exhausted};
 use crate::cat::ast::{TestKind, TestType};
 use crate::cat::native::for_each_pick;
-use crate::cat::prune::bound::prefix_pays;
-use crate::cat::prune::{Below, Coherence, Pruner};
+use crate::cat::prune::{Below, Coherence, Pruner, prefix_pays};
 use crate::cat::tally::Tally;
 use crate::cat::{EventInfo, Failure, Primitives, Verdict};
 use crate::rel::{Rel, Set};
@@ -107,12 +107,37 @@ impl Replay {
 }
 
 /// What a plan's run reports to, and with what.
-struct Run<'a, 'e> {
+pub struct Run<'a, 'e> {
     events: &'e [EventInfo],
     relations: bool,
     report: &'a mut dyn FnMut(Verdict) -> bool,
     /// How often testing prefixes of orders paid, by (site, elements left).
     pays: &'a Tally,
+    /// What the run may spend: polled at each coherence order.
+    budget: &'a Budget,
+    /// Set when the budget ran out (the run then stops).
+    exhausted: Option<Exhausted>,
+}
+
+impl<'a, 'e> Run<'a, 'e> {
+    /// A run over the candidate's `events`, handing its verdicts (with their final `co`
+    /// and `rf` when `relations`) to `report`.
+    pub fn new(
+        events: &'e [EventInfo],
+        relations: bool,
+        pays: &'a Tally,
+        budget: &'a Budget,
+        report: &'a mut dyn FnMut(Verdict) -> bool,
+    ) -> Self {
+        Run {
+            events,
+            relations,
+            report,
+            pays,
+            budget,
+            exhausted: None,
+        }
+    }
 }
 
 impl<'m> Plan<'m> {
@@ -155,43 +180,15 @@ impl<'m> Plan<'m> {
         }
     }
 
-    /// The verdict of the branch of a `with` whose variable is `input`, the flags raised
-    /// before the `with` being `flags` (a plan of a `with`'s branches).
-    pub fn verdict(
-        &self,
-        r: &mut Replay,
-        input: &Rel,
-        flags: &[String],
-        events: &[EventInfo],
-    ) -> Verdict {
-        self.start(r, &[In::Rel(input)]);
-        let mut out = None;
-        let mut report = |v| {
-            out = Some(v);
-            false
-        };
-        let pays = Tally::default();
-        let mut run = Run {
-            events,
-            relations: true,
-            report: &mut report,
-            pays: &pays,
-        };
-        self.walk(r, 0, flags.to_vec(), &mut run);
-        out.expect("a plan of branches ends every branch with a verdict")
-    }
-
     /// Every verdict of the candidate `p` (a plan of the candidates of one shape, its
-    /// inputs the primitives `inputs`), to `report`; false when it asked to stop.
+    /// inputs the primitives `inputs`), to the run's report; `Err` when the budget ran out.
     pub fn judge(
         &self,
         r: &mut Replay,
         p: &Primitives,
         inputs: &[(String, bool)],
-        relations: bool,
-        pays: &Tally,
-        report: &mut dyn FnMut(Verdict) -> bool,
-    ) -> bool {
+        mut run: Run,
+    ) -> Result<(), Exhausted> {
         let vals: Vec<In> = inputs
             .iter()
             .map(|(name, set)| match set {
@@ -200,13 +197,8 @@ impl<'m> Plan<'m> {
             })
             .collect();
         self.start(r, &vals);
-        let mut run = Run {
-            events: p.events,
-            relations,
-            report,
-            pays,
-        };
-        self.walk(r, 0, Vec::new(), &mut run)
+        self.walk(r, 0, Vec::new(), &mut run);
+        run.exhausted.map_or(Ok(()), Err)
     }
 
     /// For a plan bounding from below the candidates whose `rf` contains `input` (see
@@ -311,8 +303,15 @@ impl<'m> Plan<'m> {
                 Box::new(move || coherence),
                 Box::new(move || Some(Box::new(below) as Box<dyn Below + '_>)),
             );
-            let fs = pruner.build(&w.classes, &base);
+            let fs = pruner.build(&w.classes, &base, run.budget);
             (fs, pruner.failure())
+        };
+        let fs = match fs {
+            Ok(fs) => fs,
+            Err(x) => {
+                run.exhausted = Some(x);
+                return false;
+            }
         };
         if let Some(f) = failed {
             let v = self.verdict_at(r, Some(f), flags.clone(), w.rels, run);
@@ -321,6 +320,10 @@ impl<'m> Plan<'m> {
             }
         }
         for_each_pick(&fs, |pick| {
+            if let Err(x) = run.budget.check() {
+                run.exhausted = Some(x);
+                return false;
+            }
             r.renew(level);
             let co = r.bufs[w.var as usize].rel_mut();
             co.clear();
@@ -528,8 +531,7 @@ impl<'m> Plan<'m> {
 }
 
 /// The checks after a `with` step, on lower bounds: the variable bound to a prefix of
-/// orders, what shrinks as it grows taken as nothing (see [`crate::cat::prune::bound`],
-/// which does the same for the interpreter).
+/// orders, what shrinks as it grows taken as nothing.
 struct PlanBelow<'a, 'm, 'e> {
     plan: &'a Plan<'m>,
     r: RefCell<&'a mut Replay>,
