@@ -60,7 +60,7 @@ const PREDEFINED_SETS: &[&str] = &[
     "SFENCE", "LFENCE", "SYNC", "ISYNC", "LWSYNC", "EIEIO", "RMW", "LK", "LKR", "LKW", "LS", "LF",
     "UL", "RL", "RU", "ACQ", "SC", "REL", "ACQ_REL", "RLX", "CON", "NA", "annot", "CutOff",
     "FAULT", "FAULT-RD", "FAULT-WR", "AF", "DB", "ISB", "PTE", "T", "TTD", "Instr", "Imp", "Tag",
-    "HU", "TLBI", "DC", "IC", "SRCU", "NDATA",
+    "HU", "TLBI", "DC", "IC", "SRCU", "NDATA", "AMO", "PoD",
 ];
 
 /// Sets of herd's architecture descriptions that official models name (AArch64's TLBI
@@ -104,6 +104,10 @@ const PREDEFINED_RELS: &[&str] = &[
     "same-low-order-bits",
     "instr",
     "inv-domain",
+    // herd 7.56's PTX fences, empty for every other architecture.
+    "membar.cta",
+    "membar.gl",
+    "membar.sys",
 ];
 
 pub fn is_predefined_set(name: &str) -> bool {
