@@ -3,7 +3,7 @@
 //! the judge never knows which report will read it.
 
 use crate::budget::{Budget, Exhausted};
-use crate::litmus::ast::Test;
+use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
 use crate::outcome::{self, Judgement, Options};
 use rayon::prelude::*;
@@ -20,6 +20,9 @@ pub enum Choice {
     Named(Vec<&'static str>),
     /// One model from files (`-conf`, `-model`, ...), loaded.
     Files(Box<Loaded>),
+    /// The file herd7 picks for the test's architecture (`ppc.cat`, ...), looked up on the
+    /// request's search path as herd7 looks it up; our model stands in when none is there.
+    Standard,
 }
 
 /// The models of a batch, each loaded once, when first needed.
@@ -27,6 +30,8 @@ pub struct Models {
     choice: Choice,
     request: Request,
     shipped: BTreeMap<&'static str, OnceLock<Result<Loaded, String>>>,
+    /// By position in [`Arch::ALL`].
+    standard: [OnceLock<Result<Loaded, String>>; Arch::ALL.len()],
 }
 
 impl Models {
@@ -38,10 +43,12 @@ impl Models {
             .into_iter()
             .map(|n| (n, OnceLock::new()))
             .collect();
+        let standard = Default::default();
         let models = Models {
             choice,
             request: request.clone(),
             shipped,
+            standard,
         };
         if let Choice::Named(names) = &models.choice {
             for n in names {
@@ -61,11 +68,53 @@ impl Models {
             .map_err(Clone::clone)
     }
 
+    fn standard(&self, arch: Arch) -> Result<&Loaded, String> {
+        let k = Arch::ALL.iter().position(|&a| a == arch).unwrap_or(0);
+        self.standard[k]
+            .get_or_init(|| {
+                match model::load_files(&model::standard_request(arch, &self.request)) {
+                    Ok(Some(m)) => Ok(m),
+                    Ok(None) => unreachable!("a standard request names a file"),
+                    Err(e) => Err(format!("error: {e}")),
+                }
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The model a test of `arch` gets when the choice is [`Choice::Standard`] (loaded now
+    /// if it was not yet), to say which files it was made from.
+    pub fn standard_for(&self, arch: Arch) -> Result<&Loaded, String> {
+        self.standard(arch)
+    }
+
+    /// Every model loaded so far (a lazily loaded one once a test needed it).
+    pub fn loaded(&self) -> Vec<&Loaded> {
+        let lazy = self
+            .shipped
+            .values()
+            .chain(self.standard.iter())
+            .filter_map(|c| c.get().and_then(|r| r.as_ref().ok()));
+        match &self.choice {
+            Choice::Files(m) => std::iter::once(m.as_ref()).chain(lazy).collect(),
+            _ => lazy.collect(),
+        }
+    }
+
+    pub fn choice(&self) -> &Choice {
+        &self.choice
+    }
+
+    /// The model that judges `t` when there is one column (not [`Choice::Named`]).
+    pub fn model_for(&self, t: &Test) -> Result<&Loaded, String> {
+        self.for_test(t).into_iter().next().expect("one column")
+    }
+
     /// The columns of a table: one per model named, else one.
     pub fn columns(&self) -> Vec<String> {
         match &self.choice {
             Choice::Named(n) => n.iter().map(|s| s.to_string()).collect(),
-            Choice::ByArch => vec!["default".into()],
+            Choice::ByArch | Choice::Standard => vec!["default".into()],
             Choice::Files(m) => vec![m.label.clone()],
         }
     }
@@ -75,6 +124,7 @@ impl Models {
         match &self.choice {
             Choice::Named(n) => n.iter().map(|k| self.shipped(k)).collect(),
             Choice::ByArch => vec![self.shipped(model::default_for(t.arch))],
+            Choice::Standard => vec![self.standard(t.arch)],
             Choice::Files(m) => vec![Ok(m.as_ref())],
         }
     }

@@ -32,7 +32,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let request = a.m.request();
     let choice = match models::load_files(&request) {
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("error: {e}");
             return 2;
         }
         Ok(Some(m)) => Choice::Files(Box::new(m)),
@@ -68,7 +68,7 @@ pub fn run(a: &CheckArgs) -> i32 {
 
     let mut options = Options {
         unroll: a.unroll,
-        speedcheck: a.speedcheck,
+        speedcheck: super::speed(&a.speedcheck),
         ..Options::default()
     };
     if a.no_bound {
@@ -109,6 +109,13 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    if a.verbose {
+        for m in models.loaded() {
+            for s in &m.sources {
+                eprintln!("model {}: {s}", m.label);
+            }
+        }
+    }
 
     let mut status = 0;
     // Each file's parse error once, whatever the number of models.
@@ -134,9 +141,14 @@ pub fn run(a: &CheckArgs) -> i32 {
                         a.unroll
                     );
                 }
-                if let (Some(dir), Some(t)) = (&a.graph, &r.test)
-                    && let Err(e) = write_graph(dir, t, j, a.svg)
-                {
+                let drawn = match (&a.show, &a.graph, &r.test) {
+                    (Some(show), Some(dir), Some(t)) => models
+                        .model_for(t)
+                        .and_then(|m| super::herd::write_shown(dir, &r.file, t, m, show, a.nshow)),
+                    (None, Some(dir), Some(t)) => write_graph(dir, t, j, a.svg),
+                    _ => Ok(()),
+                };
+                if let Err(e) = drawn {
                     eprintln!("error: {}: {e}", r.file.display());
                     status = 2;
                 }
@@ -156,6 +168,31 @@ pub fn run(a: &CheckArgs) -> i32 {
         })
     };
     let mut out = String::new();
+    if a.judge {
+        let rows: Vec<report::judge::Row> = records
+            .iter()
+            .filter(|r| !matches!(r.status, Status::NotApplicable))
+            .map(|r| report::judge::Row {
+                file: r.file.display().to_string(),
+                expected: litmus::litmus::read_source(&r.file)
+                    .ok()
+                    .and_then(|src| litmus::litmus::expect::expectation(&src)),
+                judged: match &r.status {
+                    Status::Judged(j) => Ok(j.as_ref()),
+                    Status::Undetermined(x) => Err(x.to_string()),
+                    Status::Error(_) | Status::NotApplicable => {
+                        Err("not judged (see above)".into())
+                    }
+                },
+            })
+            .collect();
+        let (text, mismatch) = report::judge::render(&rows);
+        if let Err(e) = super::write_stdout(&text) {
+            eprintln!("error: cannot write the output: {e}");
+            return 2;
+        }
+        return if status == 0 && mismatch { 1 } else { status };
+    }
     match format {
         "herd" => {
             for (_, t, j) in judged() {

@@ -5,6 +5,7 @@ mod bench;
 mod check;
 mod diag;
 mod explore;
+mod herd;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -29,7 +30,15 @@ enum Cmd {
     Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
-    /// Parse tests and print them back in canonical herd syntax.
+    /// herd7's command line, whole (also what `litmus` does when run as `herd7`, or given
+    /// herd7's options without a subcommand): see `litmus herd7 -help`.
+    #[command(name = "herd7")]
+    Herd7 {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Parse tests and print them back in canonical herd syntax (with their header
+    /// comments).
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
         #[arg(required = true)]
@@ -59,9 +68,21 @@ pub struct ModelArgs {
     /// Model variants (herd7's `-variant`), comma-separated.
     #[arg(long)]
     pub variant: Vec<String>,
-    /// Folders searched for included cat files.
+    /// Folders searched for model files, after the current folder and before `$HERDLIB`
+    /// and the library folder (herd7's `-I`).
     #[arg(short = 'I', long = "include")]
     pub include: Vec<PathBuf>,
+    /// herd's library folder (herd7's `-set-libdir`): its files come before the shipped
+    /// models standing in for herd's standard names (`ppc.cat`, `aarch64.cat`, ...).
+    #[arg(long = "set-libdir", value_name = "DIR")]
+    pub libdir: Option<PathBuf>,
+    /// Checks that pass without being evaluated (herd7's `-skipchecks`), comma-separated.
+    #[arg(long = "skipchecks", value_name = "NAME,...")]
+    pub skipchecks: Vec<String>,
+    /// What herd7's `-through` lets through besides valid executions: none, invalid, all
+    /// (invalid and all: every check passes).
+    #[arg(long, value_parser = ["none", "invalid", "all"], default_value = "none")]
+    pub through: String,
 }
 
 impl ModelArgs {
@@ -73,8 +94,27 @@ impl ModelArgs {
             macros: self.macros.clone(),
             variants: self.variant.clone(),
             include: self.include.clone(),
+            herdlib: herdlib(),
+            libdir: self.libdir.clone(),
+            skip: litmus::cat::SkipChecks {
+                names: self
+                    .skipchecks
+                    .iter()
+                    .flat_map(|s| s.split(','))
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                all: self.through != "none",
+            },
         }
     }
+}
+
+/// `$HERDLIB`, where herd7 looks for its files after the `-I` folders.
+pub fn herdlib() -> Option<PathBuf> {
+    std::env::var_os("HERDLIB")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 #[derive(Args, Clone, Debug, PartialEq)]
@@ -96,9 +136,12 @@ pub struct CheckArgs {
     /// Seconds allowed per test; a test over it is reported as timed out.
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// Stop at the first execution that settles the condition.
-    #[arg(long)]
-    pub speedcheck: bool,
+    /// herd7's `-speedcheck`: `true` counts only the executions that settle the condition,
+    /// `fast` stops at the first of them (`--speedcheck` alone: `true`).
+    #[arg(long, value_name = "false|true|fast", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value = "false",
+          value_parser = ["false", "true", "fast"])]
+    pub speedcheck: String,
     /// Judge every candidate on its own, never a whole subtree of them at once by a bound
     /// of the model, nor leave out those below a partial rf that already fails a check,
     /// nor count renamings of symmetric threads' executions without judging them, nor
@@ -116,22 +159,86 @@ pub struct CheckArgs {
     /// With --graph, also render SVG with Graphviz's `dot`.
     #[arg(long)]
     pub svg: bool,
+    /// With --graph, draw the executions herd7's `-show` selects instead (prop, neg, cond,
+    /// wit, all), at most --nshow of them, into `DIR/FILE.dot` as herd7 does with `-o DIR`.
+    #[arg(long, value_parser = ["prop", "neg", "cond", "wit", "all", "none"])]
+    pub show: Option<String>,
+    /// With --show: at most this many executions (herd7's `-nshow`).
+    #[arg(long)]
+    pub nshow: Option<usize>,
+    /// Compare each test's answer with its `Result:` comment (Never, Sometimes, Always,
+    /// Maybe, DEADLOCK, with DATARACE) as the kernel's `judgelitmus.sh` does: one line per
+    /// test and a summary instead of herd7's blocks; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub judge: bool,
+    /// Say which files each model was made from (herd7's `-v`).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
-/// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
+/// herd7's `-speedcheck` tag.
+pub fn speed(tag: &str) -> litmus::outcome::Speed {
+    match tag {
+        "true" => litmus::outcome::Speed::True,
+        "fast" => litmus::outcome::Speed::Fast,
+        _ => litmus::outcome::Speed::False,
+    }
+}
+
+/// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ... under `check`.
 fn herd_style(args: Vec<String>) -> Vec<String> {
-    args.into_iter()
-        .map(|a| match a.as_str() {
-            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck" => {
-                format!("-{a}")
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-set-libdir"
+            | "-skipchecks" | "-through" | "-show" | "-nshow" | "-timeout" => {
+                out.push(format!("-{a}"))
             }
-            "-model" | "-cat" => "--cat".into(),
-            _ => a,
-        })
-        .collect()
+            "-skipcheck" => out.push("--skipchecks".into()),
+            "-model" | "-cat" => out.push("--cat".into()),
+            "-o" => out.push("--graph".into()),
+            // `-speedcheck true`: the tag is the option's value, not a test.
+            "-speedcheck" | "--speedcheck" => match it.peek().map(String::as_str) {
+                Some(t @ ("false" | "true" | "fast")) => {
+                    out.push(format!("--speedcheck={t}"));
+                    it.next();
+                }
+                _ => out.push("--speedcheck".into()),
+            },
+            _ => out.push(a),
+        }
+    }
+    out
+}
+
+/// herd7's command line when `litmus` runs as `herd7` (a link of that name), as
+/// `litmus herd7 ...`, or with herd7's options or a test and no subcommand
+/// (`litmus -conf linux-kernel.cfg X.litmus`).
+fn herd_invocation(args: &[String]) -> Option<(String, &[String])> {
+    let prog = args.first()?;
+    let invoked = Path::new(prog)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if invoked.starts_with("herd7") {
+        return Some((prog.clone(), &args[1..]));
+    }
+    let first = args.get(1)?;
+    if first == "herd7" {
+        return Some(("herd7".into(), &args[2..]));
+    }
+    let ours = ["-h", "--help", "-V", "--version"];
+    let herd_shaped = (first.starts_with('-') && !ours.contains(&first.as_str()))
+        || first.ends_with(".litmus")
+        || first.starts_with('@');
+    herd_shaped.then(|| (prog.clone(), &args[1..]))
 }
 
 pub fn main(args: Vec<String>) -> i32 {
+    if let Some((prog, rest)) = herd_invocation(&args) {
+        return herd::main(&prog, rest);
+    }
     let cli = match Cli::try_parse_from(herd_style(args)) {
         Ok(c) => c,
         Err(e) => {
@@ -143,6 +250,7 @@ pub fn main(args: Vec<String>) -> i32 {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
+        Cmd::Herd7 { args } => herd::main("herd7", &args),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }

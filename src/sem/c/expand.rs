@@ -55,6 +55,18 @@ struct Scope<'a> {
     depth: usize,
 }
 
+/// The error for a call of a macro the `.def` file does not define; [`unknown_macro`]
+/// reads the name back (herd's scripts look for it).
+fn unknown_macro_message(name: &str, hint: &str) -> String {
+    format!("unknown macro `{name}`{hint}")
+}
+
+/// The macro an error message from this module says is unknown.
+pub fn unknown_macro(msg: &str) -> Option<&str> {
+    let (_, rest) = msg.split_once("unknown macro `")?;
+    rest.split('`').next()
+}
+
 fn err(span: Option<Span>, msg: String) -> SemError {
     SemError { span, msg }
 }
@@ -171,7 +183,7 @@ impl Defs {
                     b(&args[2])?,
                     vec![String::new()],
                 ),
-                None => return Err(err(s.at.or(Some(*span)), format!("unknown macro `{name}`"))),
+                None => return Err(err(s.at.or(Some(*span)), unknown_macro_message(name, ""))),
             },
             Ex::Xchg(l, v, a) => Ex::Xchg(b(l)?, b(v)?, a.clone()),
             Ex::CmpXchg(l, o, n, a) => Ex::CmpXchg(b(l)?, b(o)?, b(n)?, a.clone()),
@@ -257,10 +269,7 @@ impl Defs {
                     } else {
                         ""
                     };
-                    return Err(err(
-                        s.at.or(Some(*span)),
-                        format!("unknown macro `{name}`{hint}"),
-                    ));
+                    return Err(err(s.at.or(Some(*span)), unknown_macro_message(name, hint)));
                 }
             },
         })
