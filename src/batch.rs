@@ -2,7 +2,7 @@
 //! order of the input. What `check` and every report share; a report never judges, and
 //! the judge never knows which report will read it.
 
-use crate::budget::{Budget, Exhausted};
+use crate::budget::{Budget, Exhausted, Explored};
 use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
 use crate::outcome::{self, Judgement, Options};
@@ -145,8 +145,8 @@ pub struct Record {
 
 pub enum Status {
     Judged(Box<Judgement>),
-    /// The test ran out of its budget: no answer.
-    Undetermined(Exhausted),
+    /// The test ran out of its budget: no answer, only how far it got.
+    Undetermined(Exhausted, Explored),
     /// The file, the model or the engine failed; the message is ready to print.
     Error(String),
     /// In a table across models, a model that does not speak the test's language.
@@ -238,7 +238,7 @@ fn judge_one(t: &Test, m: &Loaded, s: &Settings) -> Status {
             Status::Judged(Box::new(j))
         }
         Err(e) => match e.exhausted {
-            Some(x) => Status::Undetermined(x),
+            Some(x) => Status::Undetermined(x, e.explored),
             None => Status::Error(e.to_string()),
         },
     }

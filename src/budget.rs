@@ -8,8 +8,8 @@
 //! that used the memory). A test that runs out is *undetermined*, never an answer.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How often the resident size is read, at most.
@@ -29,15 +29,19 @@ struct Inner {
     memory: Option<u64>,
     /// Nanoseconds after `start` of the last memory reading.
     polled: AtomicU64,
+    /// Once run out, it stays so: every later check gives the same answer.
+    spent: OnceLock<Exhausted>,
 }
 
-/// Why a budget ran out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Why a test has no answer: its budget ran out, or it outgrew a size the engine keeps to.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Exhausted {
     /// The time limit passed.
     Time { limit: Duration },
     /// The process's resident memory reached the limit (bytes).
     Memory { limit: u64, used: u64 },
+    /// A size limit of the engine (runs of a thread, values of a location), said in words.
+    Size(String),
 }
 
 impl fmt::Display for Exhausted {
@@ -50,11 +54,22 @@ impl fmt::Display for Exhausted {
                 mib(*used),
                 mib(*limit)
             ),
+            Exhausted::Size(what) => f.write_str(what),
         }
     }
 }
 
 impl std::error::Error for Exhausted {}
+
+/// How far a test got before it ran out: what was judged is no answer, but it tells
+/// how far from one the test was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Explored {
+    /// Candidate executions judged.
+    pub candidates: usize,
+    /// Distinct final states of the consistent executions among them.
+    pub states: usize,
+}
 
 fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
@@ -84,6 +99,7 @@ impl Budget {
                 time,
                 memory,
                 polled: AtomicU64::new(0),
+                spent: OnceLock::new(),
             }),
         }
     }
@@ -93,12 +109,21 @@ impl Budget {
         self.inner.start.elapsed()
     }
 
-    /// `Err` once the time or memory is used up.
+    /// `Err` once the time or memory is used up, and from then on.
     pub fn check(&self) -> Result<(), Exhausted> {
         let i = &*self.inner;
         if i.time.is_none() && i.memory.is_none() {
             return Ok(());
         }
+        if let Some(e) = i.spent.get() {
+            return Err(e.clone());
+        }
+        self.measure()
+            .map_err(|e| i.spent.get_or_init(|| e).clone())
+    }
+
+    fn measure(&self) -> Result<(), Exhausted> {
+        let i = &*self.inner;
         let now = i.start.elapsed();
         if let Some(limit) = i.time
             && now >= limit
@@ -168,6 +193,15 @@ mod tests {
     fn a_past_deadline_is_exhausted() {
         let b = Budget::new(Some(Duration::ZERO), None);
         assert!(matches!(b.check(), Err(Exhausted::Time { .. })));
+    }
+
+    #[test]
+    fn a_budget_once_spent_stays_spent() {
+        let b = Budget::new(Some(Duration::from_millis(1)), None);
+        std::thread::sleep(Duration::from_millis(2));
+        let first = b.check();
+        assert!(first.is_err());
+        assert_eq!(b.clone().check(), first);
     }
 
     #[cfg(any(target_os = "linux", target_os = "macos"))]

@@ -16,7 +16,10 @@ pub mod outcome;
 pub mod rel;
 pub mod report;
 pub mod sem;
+pub mod source;
 
 /// Stack for every thread that runs a model: models recurse (herd's cat library builds
-/// coherence orders recursively), and a large test must not abort. Only touched pages cost.
-pub const WORKER_STACK: usize = 1 << 30;
+/// coherence orders recursively), and a large test must not abort. Every corpus test and
+/// the big ones run in 8 MiB; this leaves room, and stays small enough that several workers
+/// start under a `ulimit -v` of a few hundred megabytes.
+pub const WORKER_STACK: usize = 64 << 20;

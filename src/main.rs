@@ -8,13 +8,12 @@ mod cli;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     litmus::crash::default_sigpipe();
-    let args: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let worker = std::thread::Builder::new()
         .name("litmus".into())
         .stack_size(litmus::WORKER_STACK)
@@ -25,11 +24,17 @@ fn main() -> ExitCode {
     let code = match worker.map(|h| h.join()) {
         Ok(Ok(code)) => code,
         Ok(Err(_)) => {
-            eprintln!("error: internal failure (please report it with the input that caused it)");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: internal failure (please report it with the input that caused it)"
+            );
             70
         }
         Err(e) => {
-            eprintln!("error: cannot start the worker thread: {e}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: cannot start the worker thread: {e}"
+            );
             71
         }
     };

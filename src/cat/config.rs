@@ -27,9 +27,7 @@ impl Source {
     }
     pub fn read(&self) -> Result<String, String> {
         match self {
-            Source::Disk(p) => {
-                std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))
-            }
+            Source::Disk(p) => crate::source::read_text(p).map_err(|e| e.to_string()),
             Source::Embedded(_, s) => Ok(s.to_string()),
             Source::Text(_, s) => Ok(s.clone()),
         }
@@ -46,7 +44,8 @@ impl Source {
 pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source> {
     if !is_implicit(name) {
         let p = Path::new(name);
-        return p.is_file().then(|| Source::Disk(p.to_path_buf()));
+        // Whatever is there is read, and refused then if it is no regular file.
+        return p.exists().then(|| Source::Disk(p.to_path_buf()));
     }
     for d in dirs.iter().map(PathBuf::as_path).chain(first) {
         let q = d.join(name);
@@ -78,12 +77,26 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
 /// after that path, where herd would find nothing.
 pub fn read_cfg(src: &Source) -> Result<(ModelOptions, Option<String>), CatError> {
     let name = src.display();
-    let text = src.read().map_err(|e| CatError {
-        file: name.clone(),
-        line: 0,
-        col: 0,
-        msg: e,
-    })?;
+    let text = match src {
+        Source::Disk(path) => crate::source::read_text(path).map_err(|e| {
+            let (line, col) = match &e {
+                crate::source::SourceError::NotUtf8 { line, col, .. } => (*line, *col),
+                _ => (0, 0),
+            };
+            CatError {
+                file: name.clone(),
+                line,
+                col,
+                msg: e.to_string(),
+            }
+        }),
+        _ => src.read().map_err(|e| CatError {
+            file: name.clone(),
+            line: 0,
+            col: 0,
+            msg: e,
+        }),
+    }?;
     let dir = src.dir().unwrap_or_default();
     let mut opts = ModelOptions::default();
     if src.dir().is_some() {

@@ -19,11 +19,11 @@ pub struct BenchArgs {
     #[arg(long)]
     pub expected: Vec<PathBuf>,
     /// Worker threads (1 for a single-core comparison).
-    #[arg(long, short = 'j', default_value_t = 1)]
+    #[arg(long, short = 'j', default_value = "1", value_parser = super::values::jobs)]
     pub jobs: usize,
     /// Seconds allowed per test.
-    #[arg(long, default_value_t = 60.0)]
-    pub timeout: f64,
+    #[arg(long, default_value = "60", value_parser = super::values::seconds)]
+    pub timeout: Duration,
     /// How many of the slowest tests to list.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
@@ -52,7 +52,7 @@ pub fn run(a: &BenchArgs) -> i32 {
         return scaling(n.max(2), a.emit.as_deref());
     }
     let herd = herd_times(&a.expected);
-    let files = litmus_files(&a.paths);
+    let (files, _) = litmus_files(&a.paths);
     let mut models: BTreeMap<&'static str, Loaded> = BTreeMap::new();
     let mut tests = Vec::new();
     for f in &files {
@@ -65,18 +65,18 @@ pub fn run(a: &BenchArgs) -> i32 {
                             models.insert(name, m);
                         }
                         Err(e) => {
-                            eprintln!("error: model {name}: {e}");
+                            say!("error: model {name}: {e}");
                             return 2;
                         }
                     }
                 }
                 tests.push((f.clone(), t));
             }
-            Err(e) => eprintln!("{e}"),
+            Err(e) => say!("{e}"),
         }
     }
     let started = Instant::now();
-    let timeout = Duration::from_secs_f64(a.timeout);
+    let timeout = a.timeout;
     let rows: Vec<Row> = tests
         .par_iter()
         .map(|(f, t)| {
@@ -115,7 +115,7 @@ fn herd_times(files: &[PathBuf]) -> HashMap<String, f64> {
     let mut out = HashMap::new();
     for f in files {
         let Ok(text) = std::fs::read_to_string(f) else {
-            eprintln!("error: cannot read {}", f.display());
+            say!("error: cannot read {}", f.display());
             continue;
         };
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -243,7 +243,7 @@ fn scaling(max: usize, emit: Option<&std::path::Path>) -> i32 {
     let lkmm = model::load_shipped("lkmm", &Request::default());
     let tso = model::load_shipped("x86tso", &Request::default());
     let (Ok(lkmm), Ok(tso)) = (lkmm, tso) else {
-        eprintln!("error: cannot load the shipped models");
+        say!("error: cannot load the shipped models");
         return 2;
     };
     for n in 2..=max {

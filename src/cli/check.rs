@@ -8,7 +8,6 @@ use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
 use std::io::IsTerminal;
-use std::time::Duration;
 
 use litmus::WORKER_STACK as STACK;
 
@@ -21,31 +20,44 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Some(j) = a.jobs {
         pool = pool.num_threads(j.max(1));
     }
-    let files = litmus_files(&a.paths);
+    let (files, problems) = litmus_files(&a.paths);
+    if files.is_empty() {
+        return 2;
+    }
     // One test needs no pool up front: starting worker threads would cost more than a small
     // test takes. A big one is judged in parallel parts (outcome::judge), which start the
     // pool then; `--jobs` bounds that too, so it is built here when given.
     let parallel = files.len() > 1 && a.jobs != Some(1);
-    if parallel || a.jobs.is_some() {
-        let _ = pool.build_global();
+    if (parallel || a.jobs.is_some())
+        && let Err(e) = pool.build_global()
+    {
+        say!("error: cannot start the worker threads: {e}");
+        return 2;
     }
     let request = a.m.request();
     let choice = match models::load_files(&request) {
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return 2;
         }
         Ok(Some(m)) => Choice::Files(Box::new(m)),
         Ok(None) => match &a.m.model {
             None => Choice::ByArch,
             Some(m) if m == "all" => Choice::Named(models::all_names()),
+            Some(m) if m.split(',').all(|n| n.trim().is_empty()) => {
+                say!(
+                    "error: --model names no model (known: {}, or `all`)",
+                    models::all_names().join(", ")
+                );
+                return 2;
+            }
             Some(m) => {
                 let mut names = Vec::new();
                 for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     match models::canonical(n) {
                         Some(c) => names.push(c),
                         None => {
-                            eprintln!(
+                            say!(
                                 "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
                                 models::all_names().join(", ")
                             );
@@ -60,7 +72,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let models = match Models::load(choice, &request) {
         Ok(m) => m,
         Err(e) => {
-            eprintln!("{e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -79,8 +91,8 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let settings = Settings {
         options,
-        timeout: a.timeout.map(Duration::from_secs_f64),
-        max_memory: None,
+        timeout: a.timeout,
+        max_memory: a.max_memory.or_else(super::values::default_memory),
     };
     // A progress bar for long batches, on a terminal only (never in piped or CI output).
     let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
@@ -112,30 +124,32 @@ pub fn run(a: &CheckArgs) -> i32 {
     if a.verbose {
         for m in models.loaded() {
             for s in &m.sources {
-                eprintln!("model {}: {s}", m.label);
+                say!("model {}: {s}", m.label);
             }
         }
     }
 
-    let mut status = 0;
+    // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
+    let mut status = if problems { 2 } else { 0 };
+    let mut limited = false;
     // Each file's parse error once, whatever the number of models.
     for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
         match &r.status {
             Status::Error(e) if r.test.is_none() => {
-                eprintln!("{e}");
+                say!("{e}");
                 status = 2;
             }
             Status::Error(e) => {
-                eprintln!("error: {}: {e}", r.file.display());
+                say!("error: {}: {e}", r.file.display());
                 status = 2;
             }
-            Status::Undetermined(e) => {
-                eprintln!("error: {}: {e}", r.file.display());
-                status = 2;
+            Status::Undetermined(e, _) => {
+                say!("warning: {}: undetermined, {e}", r.file.display());
+                limited = true;
             }
             Status::Judged(j) => {
                 if j.cut {
-                    eprintln!(
+                    say!(
                         "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
                         r.file.display(),
                         a.unroll
@@ -149,7 +163,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                     _ => Ok(()),
                 };
                 if let Err(e) = drawn {
-                    eprintln!("error: {}: {e}", r.file.display());
+                    say!("error: {}: {e}", r.file.display());
                     status = 2;
                 }
             }
@@ -161,12 +175,9 @@ pub fn run(a: &CheckArgs) -> i32 {
         "auto" => "herd",
         f => f,
     };
-    let judged = || {
-        records.iter().filter_map(|r| match (&r.status, &r.test) {
-            (Status::Judged(j), Some(t)) => Some((r, t.as_ref(), j.as_ref())),
-            _ => None,
-        })
-    };
+    if status == 0 && limited {
+        status = 3;
+    }
     let mut out = String::new();
     if a.judge {
         let rows: Vec<report::judge::Row> = records
@@ -179,7 +190,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                     .and_then(|src| litmus::litmus::expect::expectation(&src)),
                 judged: match &r.status {
                     Status::Judged(j) => Ok(j.as_ref()),
-                    Status::Undetermined(x) => Err(x.to_string()),
+                    Status::Undetermined(x, _) => Err(format!("undetermined, {x}")),
                     Status::Error(_) | Status::NotApplicable => {
                         Err("not judged (see above)".into())
                     }
@@ -188,17 +199,26 @@ pub fn run(a: &CheckArgs) -> i32 {
             .collect();
         let (text, mismatch) = report::judge::render(&rows);
         if let Err(e) = super::write_stdout(&text) {
-            eprintln!("error: cannot write the output: {e}");
+            say!("error: cannot write the output: {e}");
             return 2;
         }
         return if status == 0 && mismatch { 1 } else { status };
     }
     match format {
         "herd" => {
-            for (_, t, j) in judged() {
-                out += &report::herd::block(t, j);
-                if a.explain {
-                    out += &report::explain(t, j);
+            for r in &records {
+                let Some(t) = &r.test else { continue };
+                match &r.status {
+                    Status::Judged(j) => {
+                        out += &report::herd::block(t, j);
+                        if a.explain {
+                            out += &report::explain(t, j);
+                        }
+                    }
+                    Status::Undetermined(why, explored) => {
+                        out += &report::herd::undetermined(t, why, explored)
+                    }
+                    Status::Error(_) | Status::NotApplicable => continue,
                 }
                 out.push('\n');
             }
@@ -226,7 +246,8 @@ pub fn run(a: &CheckArgs) -> i32 {
                 };
                 let cell = match &r.status {
                     Status::Judged(j) => TableCell::Judged(j.as_ref()),
-                    Status::Undetermined(_) | Status::Error(_) => TableCell::Failed,
+                    Status::Undetermined(why, _) => TableCell::Undetermined(why),
+                    Status::Error(_) => TableCell::Failed,
                     Status::NotApplicable => continue,
                 };
                 rows[k].cells[r.column].push((t.name.clone(), cell));
@@ -234,18 +255,24 @@ pub fn run(a: &CheckArgs) -> i32 {
             out += &report::table::render(&columns, &rows);
         }
         "json" => {
-            for (r, t, j) in judged() {
-                out += &report::json::line(&r.file.display().to_string(), t, j);
+            for r in &records {
+                let file = r.file.display().to_string();
+                let line = match (&r.status, &r.test) {
+                    (Status::Judged(j), Some(t)) => report::json::line(&file, t, j),
+                    (Status::NotApplicable, _) => continue,
+                    (status, t) => report::json::unanswered(&file, t.as_deref(), &r.model, status),
+                };
+                out += &line;
                 out.push('\n');
             }
         }
         other => {
-            eprintln!("error: unknown format `{other}` (herd, table, json)");
+            say!("error: unknown format `{other}` (herd, table, json)");
             return 2;
         }
     }
     if let Err(e) = super::write_stdout(&out) {
-        eprintln!("error: cannot write the output: {e}");
+        say!("error: cannot write the output: {e}");
         return 2;
     }
     status

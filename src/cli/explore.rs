@@ -37,7 +37,7 @@ pub fn run(a: &ExploreArgs) -> i32 {
     match explore(a) {
         Ok(()) => 0,
         Err(msg) => {
-            eprintln!("{msg}");
+            say!("{msg}");
             2
         }
     }

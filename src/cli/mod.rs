@@ -1,14 +1,23 @@
 //! Command-line front end: argument parsing (herd7's single-dash options accepted), file
 //! walking, and dispatch to the subcommands.
 
+/// `eprintln!` that cannot panic (see [`stderr_line`]); defined before the submodules so
+/// that they all see it.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::cli::stderr_line(format_args!($($t)*)) };
+}
+
 mod bench;
 mod check;
 mod diag;
 mod explore;
 mod herd;
+mod values;
 
 use clap::{Args, Parser, Subcommand};
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
 #[command(
@@ -131,11 +140,15 @@ pub struct CheckArgs {
     #[arg(long, default_value = "auto")]
     pub format: String,
     /// Worker threads (default: all cores).
-    #[arg(long, short = 'j')]
+    #[arg(long, short = 'j', value_parser = values::jobs)]
     pub jobs: Option<usize>,
-    /// Seconds allowed per test; a test over it is reported as timed out.
-    #[arg(long)]
-    pub timeout: Option<f64>,
+    /// Seconds allowed per test; a test over it is reported as undetermined.
+    #[arg(long, value_parser = values::seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
+    /// machine's); a test that reaches it is reported as undetermined.
+    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
+    pub max_memory: Option<u64>,
     /// herd7's `-speedcheck`: `true` counts only the executions that settle the condition,
     /// `fast` stops at the first of them (`--speedcheck` alone: `true`).
     #[arg(long, value_name = "false|true|fast", num_args = 0..=1, require_equals = true,
@@ -186,22 +199,26 @@ pub fn speed(tag: &str) -> litmus::outcome::Speed {
 }
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ... under `check`.
-fn herd_style(args: Vec<String>) -> Vec<String> {
+fn herd_style(args: Vec<OsString>) -> Vec<OsString> {
     let mut out = Vec::with_capacity(args.len());
     let mut it = args.into_iter().peekable();
     while let Some(a) = it.next() {
-        match a.as_str() {
+        let Some(s) = a.to_str() else {
+            out.push(a);
+            continue;
+        };
+        match s {
             "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-set-libdir"
             | "-skipchecks" | "-through" | "-show" | "-nshow" | "-timeout" => {
-                out.push(format!("-{a}"))
+                out.push(format!("-{s}").into())
             }
             "-skipcheck" => out.push("--skipchecks".into()),
             "-model" | "-cat" => out.push("--cat".into()),
             "-o" => out.push("--graph".into()),
             // `-speedcheck true`: the tag is the option's value, not a test.
-            "-speedcheck" | "--speedcheck" => match it.peek().map(String::as_str) {
+            "-speedcheck" | "--speedcheck" => match it.peek().and_then(|t| t.to_str()) {
                 Some(t @ ("false" | "true" | "fast")) => {
-                    out.push(format!("--speedcheck={t}"));
+                    out.push(format!("--speedcheck={t}").into());
                     it.next();
                 }
                 _ => out.push("--speedcheck".into()),
@@ -214,35 +231,62 @@ fn herd_style(args: Vec<String>) -> Vec<String> {
 
 /// herd7's command line when `litmus` runs as `herd7` (a link of that name), as
 /// `litmus herd7 ...`, or with herd7's options or a test and no subcommand
-/// (`litmus -conf linux-kernel.cfg X.litmus`).
-fn herd_invocation(args: &[String]) -> Option<(String, &[String])> {
+/// (`litmus -conf linux-kernel.cfg X.litmus`): the program's name and herd7's arguments
+/// (herd7 reads them as text: a name that is not UTF-8 is taken lossily).
+fn herd_invocation(args: &[OsString]) -> Option<(String, Vec<String>)> {
+    let text = |a: &OsString| a.to_string_lossy().into_owned();
     let prog = args.first()?;
-    let invoked = Path::new(prog)
+    let rest = |from: usize| args[from..].iter().map(text).collect();
+    let invoked = std::path::Path::new(prog)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     if invoked.starts_with("herd7") {
-        return Some((prog.clone(), &args[1..]));
+        return Some((text(prog), rest(1)));
     }
-    let first = args.get(1)?;
+    let first = args.get(1)?.to_str()?;
     if first == "herd7" {
-        return Some(("herd7".into(), &args[2..]));
+        return Some(("herd7".into(), rest(2)));
     }
     let ours = ["-h", "--help", "-V", "--version"];
-    let herd_shaped = (first.starts_with('-') && !ours.contains(&first.as_str()))
-        || first.ends_with(".litmus")
-        || first.starts_with('@');
-    herd_shaped.then(|| (prog.clone(), &args[1..]))
+    let herd_shaped =
+        (first.starts_with('-') && !first.starts_with("--") && !ours.contains(&first))
+            || first.ends_with(".litmus")
+            || first.starts_with('@');
+    herd_shaped.then(|| (text(prog), rest(1)))
 }
 
-pub fn main(args: Vec<String>) -> i32 {
+/// Whether a message to stderr could not be written (a closed stream, a full disk).
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// One line to stderr, as `eprintln!` but never a panic: a line that cannot be written is
+/// dropped, and [`main`] then ends with a failure status.
+pub fn stderr_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if writeln!(std::io::stderr(), "{args}").is_err() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs the command line; the process's exit status.
+pub fn main(args: Vec<OsString>) -> i32 {
+    let code = dispatch(args);
+    if STDERR_FAILED.load(Ordering::Relaxed) && code == 0 {
+        return 2;
+    }
+    code
+}
+
+fn dispatch(args: Vec<OsString>) -> i32 {
     if let Some((prog, rest)) = herd_invocation(&args) {
-        return herd::main(&prog, rest);
+        return herd::main(&prog, &rest);
     }
     let cli = match Cli::try_parse_from(herd_style(args)) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
+            if e.print().is_err() {
+                return 2;
+            }
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
@@ -264,39 +308,19 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// Expand folders into their `*.litmus` files (sorted); keep files as given.
-pub fn litmus_files(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found);
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
+/// Expands folders into their `*.litmus` files (see [`litmus::source::walk`]), printing
+/// what could not be walked; the flag says whether anything was.
+pub fn litmus_files(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
+    let w = litmus::source::walk(paths, "litmus");
+    for p in &w.problems {
+        say!("error: {p}");
     }
-    out
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
+    (w.files, !w.problems.is_empty())
 }
 
 fn parse_cmd(paths: &[PathBuf]) -> i32 {
-    let files = litmus_files(paths);
-    let (mut ok, mut bad) = (0usize, 0usize);
+    let (files, problems) = litmus_files(paths);
+    let (mut ok, mut bad) = (0usize, usize::from(problems));
     for f in &files {
         match diag::load_test(f) {
             Ok(t) => {
@@ -306,10 +330,10 @@ fn parse_cmd(paths: &[PathBuf]) -> i32 {
             }
             Err(msg) => {
                 bad += 1;
-                eprintln!("{msg}");
+                say!("{msg}");
             }
         }
     }
-    eprintln!("parsed {ok} of {} files, {bad} failed", files.len());
+    say!("parsed {ok} of {} files, {bad} failed", files.len());
     if bad > 0 { 2 } else { 0 }
 }

@@ -3,6 +3,7 @@
 
 use super::program::Program;
 use super::threads::ThreadRuns;
+use crate::budget::Budget;
 use crate::cat::{Bound, EventInfo, NameMap, Named, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, LocId, ThreadExec, Value};
@@ -155,6 +156,17 @@ pub struct Shortcuts<'a> {
     pub cutter: Option<&'a Cutter<'a>>,
 }
 
+/// Which candidates a search visits, and for how long.
+pub struct Scope<'a> {
+    /// Only the combinations whose first threads take these runs.
+    pub prefix: &'a [usize],
+    /// Only the combinations whose runs so far (of threads 0..=t) it admits.
+    pub admit: &'a dyn Fn(&[usize]) -> bool,
+    /// The search stops, as if `f` had asked it to, once this is spent (the caller reads
+    /// the budget to tell why).
+    pub budget: &'a Budget,
+}
+
 /// How many candidates a search visited, and how many it left out (see [`Cutter`]).
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Counts {
@@ -167,9 +179,7 @@ pub struct Counts {
 /// Runs are combined thread by thread; a run is dropped as soon as one of its reads wants a
 /// value that neither the initial state, the runs chosen so far, nor any run of the threads
 /// still to choose can write.
-/// Only the combinations whose first threads take the runs listed in `prefix` are visited,
-/// and only those whose runs so far (`admit` sees the runs of threads 0..=t) it admits.
-/// With a `bounder`, a subtree whose threads still to choose have runs of one shape each
+/// Only the combinations in `scope` are visited. With a `bounder`, a subtree whose threads still to choose have runs of one shape each
 /// is first bounded at once; when that tells, `f` gets its candidates with what the bound
 /// says of them. With a `cutter`, the candidates below a partial choice of sources it
 /// finds doomed are left out (counted, not visited).
@@ -177,12 +187,16 @@ pub fn for_each(
     p: &Program,
     tr: &ThreadRuns,
     plan: &Plan,
-    prefix: &[usize],
-    admit: &dyn Fn(&[usize]) -> bool,
+    scope: Scope,
     shortcuts: Shortcuts,
     f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
 ) -> Counts {
     let Shortcuts { bounder, cutter } = shortcuts;
+    let Scope {
+        prefix,
+        admit,
+        budget,
+    } = scope;
     let nthreads = tr.runs.len();
     if tr.runs.iter().any(|r| r.is_empty()) {
         return Counts::default();
@@ -202,6 +216,7 @@ pub fn for_each(
         wins: 0,
         cutter,
         cut_stats: Vec::new(),
+        budget,
     };
     st.dfs(0, f);
     st.counts
@@ -226,6 +241,7 @@ struct Search<'a> {
     cutter: Option<&'a Cutter<'a>>,
     /// Per number of reads left without a source: partial choices judged, and cut.
     cut_stats: Vec<(u32, u32)>,
+    budget: &'a Budget,
 }
 
 impl Search<'_> {
@@ -263,6 +279,10 @@ impl Search<'_> {
         };
         let outer = self.bounded.is_none() && t >= self.prefix.len() && self.bound_here(t);
         for k in ks {
+            // Combinations the filter or the reads' sources drop call no `f`.
+            if self.budget.check().is_err() {
+                return false;
+            }
             if !self.plan.needs[t][k]
                 .reads
                 .iter()
@@ -596,6 +616,7 @@ impl Search<'_> {
             cutter,
             stats: &mut self.cut_stats,
             counts: &mut self.counts,
+            budget: self.budget,
             f,
         };
         walk.go(reads.len())
@@ -614,6 +635,7 @@ struct RfWalk<'w, 'a, 'f> {
     cutter: Option<&'a Cutter<'a>>,
     stats: &'w mut Vec<(u32, u32)>,
     counts: &'w mut Counts,
+    budget: &'w Budget,
     f: &'f mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
 }
 
@@ -625,6 +647,10 @@ impl RfWalk<'_, '_, '_> {
         }
         let (r, srcs) = &self.reads[k - 1];
         for &w in srcs {
+            // Subtrees left out by a cut call no `f`.
+            if self.budget.check().is_err() {
+                return false;
+            }
             self.rf.insert(w, *r);
             let go_on = self.cut(k - 1) || self.go(k - 1);
             self.rf.remove(w, *r);

@@ -11,6 +11,8 @@ pub struct EngineError {
     pub msg: String,
     /// The test ran out of its budget: its answer is undetermined.
     pub exhausted: Option<crate::budget::Exhausted>,
+    /// How far it got then.
+    pub explored: crate::budget::Explored,
 }
 
 impl std::fmt::Display for EngineError {
@@ -24,6 +26,7 @@ impl EngineError {
         EngineError {
             msg: msg.into(),
             exhausted: None,
+            explored: Default::default(),
         }
     }
 
@@ -31,6 +34,7 @@ impl EngineError {
         EngineError {
             msg: e.to_string(),
             exhausted: Some(e),
+            explored: Default::default(),
         }
     }
 }
@@ -172,7 +176,8 @@ pub fn prop_locs(p: &Prop, f: &mut impl FnMut(&LocRef)) {
             f(b)
         }
         Prop::Not(a) => prop_locs(a, f),
-        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+        Prop::And(xs) | Prop::Or(xs) => xs.iter().for_each(|x| prop_locs(x, f)),
+        Prop::Implies(a, b) => {
             prop_locs(a, f);
             prop_locs(b, f)
         }
@@ -183,7 +188,8 @@ fn prop_values(p: &Prop, f: &mut impl FnMut(&ValueLit)) {
     match p {
         Prop::Eq(_, v) | Prop::Ne(_, v) => f(v),
         Prop::Not(a) => prop_values(a, f),
-        Prop::And(a, b) | Prop::Or(a, b) | Prop::Implies(a, b) => {
+        Prop::And(xs) | Prop::Or(xs) => xs.iter().for_each(|x| prop_values(x, f)),
+        Prop::Implies(a, b) => {
             prop_values(a, f);
             prop_values(b, f)
         }

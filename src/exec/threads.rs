@@ -7,6 +7,7 @@
 //! most one write per write event, so the number of rounds is bounded by the writes seen.
 
 use super::program::{EngineError, Program};
+use crate::budget::{Budget, Exhausted};
 use crate::sem::{Domain, EventData, Kind, LocId, Stop, ThreadExec, Tracer, Value};
 use std::collections::BTreeMap;
 
@@ -77,7 +78,7 @@ const MAX_DOMAIN: usize = 1024;
 /// Most runs of one thread.
 const MAX_RUNS: usize = 200_000;
 
-pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
+pub fn enumerate(p: &Program, unroll: u32, budget: &Budget) -> Result<ThreadRuns, EngineError> {
     let mut dom = Domains {
         vals: p.init_mem.iter().map(|&v| vec![v]).collect(),
     };
@@ -88,7 +89,7 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
         let mut cut = false;
         let mut extra = Vec::new();
         for idx in 0..p.test.threads.len() {
-            let r = runs_of(p, idx, &dom, unroll)?;
+            let r = runs_of(p, idx, &dom, unroll, budget)?;
             cut |= r.cut;
             extra.extend(r.dead_writes);
             runs.push(r.runs);
@@ -108,10 +109,10 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
         for (l, v) in found.chain(extra) {
             grew |= dom.add(l, v);
             if dom.vals[l.0 as usize].len() > MAX_DOMAIN {
-                return Err(EngineError::new(format!(
+                return Err(EngineError::exhausted(Exhausted::Size(format!(
                     "location {} may hold more than {MAX_DOMAIN} values",
                     p.symbols.name(l)
-                )));
+                ))));
             }
         }
         if !grew || rounds > writes {
@@ -122,21 +123,28 @@ pub fn enumerate(p: &Program, unroll: u32) -> Result<ThreadRuns, EngineError> {
 }
 
 /// Explore every choice sequence of one thread, depth first.
-fn runs_of(p: &Program, idx: usize, dom: &Domains, unroll: u32) -> Result<Runs, EngineError> {
+fn runs_of(
+    p: &Program,
+    idx: usize,
+    dom: &Domains,
+    unroll: u32,
+    budget: &Budget,
+) -> Result<Runs, EngineError> {
     let mut out = Vec::new();
     let mut dead_writes = Vec::new();
     let mut cut = false;
     let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
     while let Some(prefix) = stack.pop() {
+        budget.check().map_err(EngineError::exhausted)?;
         let mut t = Tracer::new(&prefix, dom, &p.symbols, unroll);
         match p.run_thread(idx, &mut t) {
             Ok(regs) => {
                 out.push(t.finish(regs));
                 if out.len() > MAX_RUNS {
-                    return Err(EngineError::new(format!(
-                        "thread P{} has too many runs",
+                    return Err(EngineError::exhausted(Exhausted::Size(format!(
+                        "thread P{} has more than {MAX_RUNS} runs",
                         p.test.threads[idx].proc()
-                    )));
+                    ))));
                 }
             }
             Err(Stop::Choose(n)) => {

@@ -127,8 +127,11 @@ pub enum Prop {
     /// `loc = loc`
     EqLoc(LocRef, LocRef),
     Not(Box<Prop>),
-    And(Box<Prop>, Box<Prop>),
-    Or(Box<Prop>, Box<Prop>),
+    /// `p /\ q /\ ...`: a chain is one node, however long (at least two operands; a
+    /// parenthesised chain inside is a node of its own).
+    And(Vec<Prop>),
+    /// `p \/ q \/ ...`, as `And`.
+    Or(Vec<Prop>),
     Implies(Box<Prop>, Box<Prop>),
 }
 

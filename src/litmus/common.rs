@@ -482,36 +482,35 @@ fn condition(i: In) -> PResult<Condition> {
     Ok((r, Condition { quant, prop }))
 }
 
-/// `p \/ q`, lowest precedence, left associative (as herd's grammar).
+/// `p \/ q`, lowest precedence (as herd's grammar); a chain is one [`Prop::Or`].
 pub(crate) fn prop(i: In) -> PResult<Prop> {
-    binary_chain(i, "\\/", prop_and, |a, b| {
-        Prop::Or(Box::new(a), Box::new(b))
-    })
+    chain(i, "\\/", prop_and, Prop::Or)
 }
 
 fn prop_and(i: In) -> PResult<Prop> {
-    binary_chain(i, "/\\", prop_implies, |a, b| {
-        Prop::And(Box::new(a), Box::new(b))
-    })
+    chain(i, "/\\", prop_implies, Prop::And)
 }
 
-fn binary_chain<'a>(
+/// `next (op next)*`, gathered into one node when there are several.
+fn chain<'a>(
     i: In<'a>,
     op: &'static str,
     next: fn(In<'a>) -> PResult<'a, Prop>,
-    mk: fn(Prop, Prop) -> Prop,
+    mk: fn(Vec<Prop>) -> Prop,
 ) -> PResult<'a, Prop> {
-    let (mut i, mut acc) = next(i)?;
+    let (mut i, first) = next(i)?;
+    let mut items = vec![first];
     loop {
         let (r, _) = iws(i)?;
         match sym(op)(r) {
             Ok((r, _)) => {
                 let (r, _) = iws(r)?;
                 let (r, rhs) = expect("a proposition", next)(r)?;
-                acc = mk(acc, rhs);
+                items.push(rhs);
                 i = r;
             }
-            Err(_) => return Ok((i, acc)),
+            Err(_) if items.len() == 1 => return Ok((i, items.pop().expect("one item"))),
+            Err(_) => return Ok((i, mk(items))),
         }
     }
 }

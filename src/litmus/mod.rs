@@ -25,7 +25,39 @@ pub fn parse(src: &str) -> Result<ast::Test, ParseError> {
     parse_spans(src).map_err(|e| e.resolve(src))
 }
 
+/// Most brackets open at once: the parsers recurse on each, and no test needs more.
+pub const MAX_NESTING: usize = 256;
+
+/// The first bracket that opens more than [`MAX_NESTING`] at once, as an error.
+fn too_deep(src: &str) -> Option<ParseError> {
+    let mut depth = 0usize;
+    // `k` counts characters, as nom's `take` does.
+    for (k, c) in src.chars().enumerate() {
+        match c {
+            '(' | '[' | '{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    let i = In::new(src);
+                    let at = nom::bytes::complete::take::<_, _, error::ParseError>(k)(i)
+                        .map(|(r, _)| r)
+                        .unwrap_or(i);
+                    return Some(ParseError::at(
+                        at,
+                        format!("more than {MAX_NESTING} brackets open at once"),
+                    ));
+                }
+            }
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
+    if let Some(e) = too_deep(src) {
+        return Err(e);
+    }
     let i = In::new(src);
     let (i, h) = finish(common::header(i))?;
     let (i, init) = finish(common::init_block(i))?;
@@ -67,11 +99,8 @@ pub fn print(t: &ast::Test) -> String {
 /// Why a test file could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error("{0}")]
+    Source(#[from] crate::source::SourceError),
     #[error("{}:{err}", path.display())]
     Parse {
         path: PathBuf,
@@ -93,16 +122,12 @@ impl LoadError {
 /// Read a test's source. A file whose whole content is a relative path to another
 /// `.litmus` file (a git symbolic link checked out as text) is followed.
 pub fn read_source(path: &Path) -> Result<String, LoadError> {
-    let io = |source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let src = std::fs::read_to_string(path).map_err(io)?;
+    let src = crate::source::read_text(path)?;
     let t = src.trim();
     if t.ends_with(".litmus") && !t.contains(char::is_whitespace) && !t.contains('{') {
         let target = path.parent().unwrap_or(Path::new(".")).join(t);
         if target.is_file() {
-            return std::fs::read_to_string(&target).map_err(io);
+            return Ok(crate::source::read_text(&target)?);
         }
     }
     Ok(src)

@@ -103,6 +103,10 @@ fn value(v: &ValueLit) -> String {
     }
 }
 
+fn join(xs: &[Prop], op: &str, min: u8) -> String {
+    xs.iter().map(|x| prop(x, min)).collect::<Vec<_>>().join(op)
+}
+
 /// Precedences as herd parses them: `\/` < `/\` < `=>` < `~`.
 fn prop(p: &Prop, min: u8) -> String {
     let (prec, s) = match p {
@@ -119,8 +123,9 @@ fn prop(p: &Prop, min: u8) -> String {
             (4, format!("{}={rhs}", loc(a)))
         }
         Prop::Not(a) => (4, format!("~{}", prop(a, 4))),
-        Prop::Or(a, b) => (1, format!("{} \\/ {}", prop(a, 1), prop(b, 2))),
-        Prop::And(a, b) => (2, format!("{} /\\ {}", prop(a, 2), prop(b, 3))),
+        // A chain inside a chain was parenthesised: it stays so.
+        Prop::Or(xs) => (1, join(xs, " \\/ ", 2)),
+        Prop::And(xs) => (2, join(xs, " /\\ ", 3)),
         Prop::Implies(a, b) => (3, format!("{} => {}", prop(a, 4), prop(b, 3))),
     };
     if prec < min { format!("({s})") } else { s }

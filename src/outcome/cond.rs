@@ -2,6 +2,7 @@
 
 use crate::litmus::ast::{Condition, LocRef, Prop, Quantifier, ValueLit};
 use crate::sem::{Symbols, Value};
+use std::fmt::Write;
 
 fn lit(v: &ValueLit, symbols: &Symbols) -> Option<Value> {
     match v {
@@ -19,8 +20,8 @@ pub fn eval(p: &Prop, look: &dyn Fn(&LocRef) -> Value, symbols: &Symbols) -> boo
         Prop::Ne(l, v) => Some(look(l)) != lit(v, symbols),
         Prop::EqLoc(a, b) => look(a) == look(b),
         Prop::Not(a) => !eval(a, look, symbols),
-        Prop::And(a, b) => eval(a, look, symbols) && eval(b, look, symbols),
-        Prop::Or(a, b) => eval(a, look, symbols) || eval(b, look, symbols),
+        Prop::And(xs) => xs.iter().all(|x| eval(x, look, symbols)),
+        Prop::Or(xs) => xs.iter().any(|x| eval(x, look, symbols)),
         Prop::Implies(a, b) => !eval(a, look, symbols) || eval(b, look, symbols),
     }
 }
@@ -46,22 +47,33 @@ pub fn eval_partial(
         Prop::Ne(l, v) => Some(Some(look(l)?) != lit(v, symbols)),
         Prop::EqLoc(a, b) => Some(look(a)? == look(b)?),
         Prop::Not(a) => eval_partial(a, look, symbols).map(|x| !x),
-        Prop::And(a, b) => match both(a, b) {
-            (Some(false), _) | (_, Some(false)) => Some(false),
-            (Some(true), Some(true)) => Some(true),
-            _ => None,
-        },
-        Prop::Or(a, b) => match both(a, b) {
-            (Some(true), _) | (_, Some(true)) => Some(true),
-            (Some(false), Some(false)) => Some(false),
-            _ => None,
-        },
+        Prop::And(xs) => kleene(xs, false, look, symbols),
+        Prop::Or(xs) => kleene(xs, true, look, symbols),
         Prop::Implies(a, b) => match both(a, b) {
             (Some(false), _) | (_, Some(true)) => Some(true),
             (Some(true), Some(false)) => Some(false),
             _ => None,
         },
     }
+}
+
+/// A chain of `/\` (`decider` false) or `\/` (true): an operand equal to `decider`
+/// decides it; all known and none deciding give the other value.
+fn kleene(
+    xs: &[Prop],
+    decider: bool,
+    look: &dyn Fn(&LocRef) -> Option<Value>,
+    symbols: &Symbols,
+) -> Option<bool> {
+    let mut known = true;
+    for x in xs {
+        match eval_partial(x, look, symbols) {
+            Some(v) if v == decider => return Some(decider),
+            Some(_) => {}
+            None => known = false,
+        }
+    }
+    known.then_some(!decider)
 }
 
 /// A location as herd prints it in states and conditions: `0:r1`, `[x]`, and an array
@@ -88,25 +100,63 @@ pub fn show_condition(c: &Condition) -> String {
         Quantifier::NotExists => "~exists",
         Quantifier::Forall => "forall",
     };
-    format!("{q} ({})", show_prop(&c.prop, 0))
+    let mut out = format!("{q} (");
+    show_prop(&mut out, &c.prop, 0);
+    out.push(')');
+    out
 }
 
-/// Precedence levels: 0 = top/implication, 1 = or, 2 = and, 3 = atom.
-fn show_prop(p: &Prop, ctx: u8) -> String {
-    let (s, lvl) = match p {
-        Prop::True => ("true".to_string(), 3),
-        Prop::False => ("false".to_string(), 3),
-        // herd's fault atom `fault(P1:L0,x)` (virtual-memory variant), parsed as `=1`.
-        Prop::Eq(LocRef::Global(g), ValueLit::Int(1)) if g.starts_with("fault(") => (g.clone(), 3),
-        Prop::Eq(l, v) => (format!("{}={}", show_loc(l), show_lit(v)), 3),
-        Prop::Ne(l, v) => (format!("{}!={}", show_loc(l), show_lit(v)), 3),
-        Prop::EqLoc(a, b) => (format!("{}={}", show_loc(a), show_loc(b)), 3),
-        Prop::Not(a) => (format!("not ({})", show_prop(a, 0)), 3),
-        Prop::And(a, b) => (format!("{} /\\ {}", show_prop(a, 2), show_prop(b, 2)), 2),
-        Prop::Or(a, b) => (format!("{} \\/ {}", show_prop(a, 1), show_prop(b, 1)), 1),
-        Prop::Implies(a, b) => (format!("{} => {}", show_prop(a, 1), show_prop(b, 1)), 0),
+/// Appends `p` to `out`, parenthesised when its level is below `ctx`. Precedence levels:
+/// 0 = top/implication, 1 = or, 2 = and, 3 = atom. One buffer: a condition of many
+/// thousand terms prints in time linear in its size.
+fn show_prop(out: &mut String, p: &Prop, ctx: u8) {
+    let lvl = match p {
+        Prop::Implies(..) => 0,
+        Prop::Or(_) => 1,
+        Prop::And(_) => 2,
+        _ => 3,
     };
-    if lvl < ctx { format!("({s})") } else { s }
+    if lvl < ctx {
+        out.push('(');
+    }
+    let chain = |out: &mut String, xs: &[Prop], op: &str, ctx: u8| {
+        for (k, x) in xs.iter().enumerate() {
+            if k > 0 {
+                out.push_str(op);
+            }
+            show_prop(out, x, ctx);
+        }
+    };
+    match p {
+        Prop::True => out.push_str("true"),
+        Prop::False => out.push_str("false"),
+        // herd's fault atom `fault(P1:L0,x)` (virtual-memory variant), parsed as `=1`.
+        Prop::Eq(LocRef::Global(g), ValueLit::Int(1)) if g.starts_with("fault(") => out.push_str(g),
+        Prop::Eq(l, v) => {
+            let _ = write!(out, "{}={}", show_loc(l), show_lit(v));
+        }
+        Prop::Ne(l, v) => {
+            let _ = write!(out, "{}!={}", show_loc(l), show_lit(v));
+        }
+        Prop::EqLoc(a, b) => {
+            let _ = write!(out, "{}={}", show_loc(a), show_loc(b));
+        }
+        Prop::Not(a) => {
+            out.push_str("not (");
+            show_prop(out, a, 0);
+            out.push(')');
+        }
+        Prop::And(xs) => chain(out, xs, " /\\ ", 2),
+        Prop::Or(xs) => chain(out, xs, " \\/ ", 1),
+        Prop::Implies(a, b) => {
+            show_prop(out, a, 1);
+            out.push_str(" => ");
+            show_prop(out, b, 1);
+        }
+    }
+    if lvl < ctx {
+        out.push(')');
+    }
 }
 
 #[cfg(test)]
@@ -132,8 +182,8 @@ mod tests {
             _ => None,
         };
         let s = Symbols::default();
-        let and = |a, b| Prop::And(Box::new(a), Box::new(b));
-        let or = |a, b| Prop::Or(Box::new(a), Box::new(b));
+        let and = |a, b| Prop::And(vec![a, b]);
+        let or = |a, b| Prop::Or(vec![a, b]);
         let imp = |a, b| Prop::Implies(Box::new(a), Box::new(b));
         assert_eq!(
             eval_partial(&and(reg(0, 0), reg(1, 0)), &look, &s),

@@ -268,11 +268,11 @@ pub(crate) fn prepare<'t>(
     let start = Instant::now();
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
-    let runs = threads::enumerate(&prog, opts.unroll)?;
+    let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
     let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     let shown = shown_locations(test);
     let sym = (opts.symmetry && !every_rf)
-        .then(|| Symmetry::of(&prog, &runs, &shown))
+        .then(|| Symmetry::of(&prog, &runs, &shown, &opts.budget))
         .flatten();
     Ok(Prepared {
         prog,
@@ -392,8 +392,11 @@ fn visit_part(
         prog,
         runs,
         plan,
-        prefix,
-        &admit,
+        candidate::Scope {
+            prefix,
+            admit: &admit,
+            budget: &opts.budget,
+        },
         candidate::Shortcuts { bounder, cutter },
         &mut |c: &Candidate, bounded: Option<&crate::cat::Bound>| {
             if let Err(e) = opts.budget.check() {
@@ -513,8 +516,11 @@ fn visit_part(
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
-    if let Some(e) = exhausted {
-        return Err(EngineError::exhausted(e));
+    // The search also stops by itself when the budget is spent (the check is sticky).
+    if let Some(e) = exhausted.or_else(|| opts.budget.check().err()) {
+        let mut e = EngineError::exhausted(e);
+        e.explored.candidates = seen.candidates;
+        return Err(e);
     }
     Ok(seen)
 }
@@ -561,10 +567,10 @@ pub fn judge(
                 }
                 go_on
             }
-        })?;
-        Ok((j, seen))
+        });
+        (j, seen)
     };
-    let results: Vec<Result<(Judgement, Visited), EngineError>> = if parts.len() > 1 {
+    let results: Vec<(Judgement, Result<Visited, EngineError>)> = if parts.len() > 1 {
         in_order_of_need(&parts, judge_part)
     } else {
         parts.iter().map(judge_part).collect()
@@ -579,15 +585,31 @@ pub fn judge(
         cut: 0,
         plans: 0,
     };
-    for r in results {
-        let (part, s) = r?;
+    // A part that ran out of budget stops the others (the budget is shared): what all
+    // of them judged says how far the test got.
+    let mut exhausted: Option<EngineError> = None;
+    for (part, r) in results {
         j.merge(part);
+        let s = match r {
+            Ok(s) => s,
+            Err(e) if e.exhausted.is_some() => {
+                seen.candidates += e.explored.candidates;
+                exhausted.get_or_insert(e);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         seen.candidates += s.candidates;
         seen.bounded += s.bounded;
         seen.left_out += s.left_out;
         seen.events = seen.events.max(s.events);
         seen.cut += s.cut;
         seen.plans += s.plans;
+    }
+    if let Some(mut e) = exhausted {
+        e.explored.candidates = seen.candidates;
+        e.explored.states = j.states.len();
+        return Err(e);
     }
     j.symbols = seen.symbols;
     j.candidates = seen.candidates;

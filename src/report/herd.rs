@@ -1,5 +1,6 @@
 //! herd7's output block, line for line, so that herd's scripts and `mcompare7` read ours.
 
+use crate::budget::{Exhausted, Explored};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
 use crate::outcome::{Judgement, State, cond};
 use crate::sem::{Symbols, Value};
@@ -113,5 +114,20 @@ pub fn block(test: &Test, j: &Judgement) -> String {
             let _ = writeln!(o, "Hash={v}");
         }
     }
+    o
+}
+
+/// The block for a test that ran out of its budget: herd's header and condition, no
+/// states, witnesses or `Observation` (readers that look for one find no answer), and an
+/// `Undetermined` line that says why and how far it got.
+pub fn undetermined(test: &Test, why: &Exhausted, explored: &Explored) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "Test {} Undetermined", test.name);
+    let _ = writeln!(o, "Condition {}", cond::show_condition(&test.condition));
+    let _ = writeln!(
+        o,
+        "Undetermined {}: {why} ({} candidates judged, {} final states found so far)",
+        test.name, explored.candidates, explored.states
+    );
     o
 }

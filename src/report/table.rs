@@ -4,12 +4,15 @@
 //! C, X86, AArch64 and PPC versions of one lock idiom) share a row, so one line compares the
 //! LKMM with each architecture.
 
+use crate::budget::Exhausted;
 use crate::outcome::Judgement;
 
 /// What one model says of one test.
 pub enum TableCell<'a> {
     Judged(&'a Judgement),
     Failed,
+    /// Ran out of its budget.
+    Undetermined(&'a Exhausted),
     /// The model does not cover the test's architecture.
     NotApplicable,
 }
@@ -36,8 +39,17 @@ fn cell(members: &[(String, TableCell)]) -> String {
         })
         .collect();
     let failed = members.iter().any(|(_, c)| matches!(c, TableCell::Failed));
+    let undetermined = members.iter().find_map(|(_, c)| match c {
+        TableCell::Undetermined(e) => Some(match e {
+            Exhausted::Time { .. } => "timeout",
+            Exhausted::Memory { .. } => "out of memory",
+            Exhausted::Size(_) => "too big",
+        }),
+        _ => None,
+    });
     let mut out = match judged.as_slice() {
         [] if failed => return "error".into(),
+        [] if undetermined.is_some() => return undetermined.unwrap_or_default().into(),
         [] => return "-".into(),
         [(_, j)] => verdict(j),
         many => {
@@ -57,6 +69,10 @@ fn cell(members: &[(String, TableCell)]) -> String {
     };
     if failed {
         out.push_str(" + error");
+    }
+    if let Some(u) = undetermined {
+        out.push_str(" + ");
+        out.push_str(u);
     }
     out
 }

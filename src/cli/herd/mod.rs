@@ -36,18 +36,18 @@ pub fn main(prog: &str, args: &[String]) -> i32 {
         Ok(()) => {}
         Err(Stop::Exit(code)) => return code,
         Err(Stop::Usage(msg)) => {
-            eprint!("{prog}: {msg}.\n{}", options::usage(prog));
+            say!("{prog}: {msg}.\n{}", options::usage(prog).trim_end());
             return 2;
         }
         Err(Stop::Fatal(msg)) => {
-            eprintln!("{prog}: {msg}");
+            say!("{prog}: {msg}");
             return 2;
         }
     }
     match h.run() {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("{prog}: {msg}");
+            say!("{prog}: {msg}");
             2
         }
     }
@@ -123,8 +123,7 @@ impl Herd {
             let a = &args[k];
             k += 1;
             if a == "-help" || a == "--help" {
-                print!("{}", options::usage("herd7"));
-                return Err(Stop::Exit(0));
+                return Err(Stop::Exit(print_out(&options::usage("herd7"))));
             }
             if !a.starts_with('-') || a == "-" {
                 self.tests.push(a.clone());
@@ -174,15 +173,14 @@ impl Herd {
         };
         match name {
             "-version" => {
-                println!("{VERSION}");
-                return Err(Stop::Exit(0));
+                return Err(Stop::Exit(print_out(&format!("{VERSION}\n"))));
             }
             "-libdir" => {
-                match &self.req.libdir {
-                    Some(d) => println!("{}", d.display()),
-                    None => println!("<builtin>"),
-                }
-                return Err(Stop::Exit(0));
+                let dir = match &self.req.libdir {
+                    Some(d) => d.display().to_string(),
+                    None => "<builtin>".into(),
+                };
+                return Err(Stop::Exit(print_out(&format!("{dir}\n"))));
             }
             "-set-libdir" => self.req.libdir = Some(arg.into()),
             "-v" => self.verbose += 1,
@@ -278,7 +276,7 @@ impl Herd {
         let src = config::find(name, None, &self.req.search_path())
             .ok_or_else(|| Stop::Fatal(format!("Cannot find file {name}")))?;
         if self.verbose > 0 {
-            eprintln!("Found and opened: '{}'", src.display());
+            say!("Found and opened: '{}'", src.display());
         }
         let text = src.read().map_err(Stop::Fatal)?;
         let shown = src.display();
@@ -322,7 +320,7 @@ impl Herd {
         }
         if self.verbose >= 0 {
             for n in &self.notes {
-                eprintln!("Warning: {n}");
+                say!("Warning: {n}");
             }
         }
         let files = test_files(&self.tests)?;
@@ -401,7 +399,7 @@ impl Herd {
         let settings = Settings {
             options: self.options(),
             timeout: self.timeout.map(Duration::from_secs_f64),
-            max_memory: None,
+            max_memory: super::values::default_memory(),
         };
         let load = |p: &Path| parsed.get(p).cloned().ok_or_else(String::new);
         let records = batch::run(
@@ -434,7 +432,7 @@ impl Herd {
                             }
                             None
                         }
-                        Status::Undetermined(x) => {
+                        Status::Undetermined(x, _) => {
                             status = TIMED_OUT;
                             if self.verbose >= 0 {
                                 let _ = out.flush();
@@ -481,7 +479,7 @@ impl Herd {
     fn tell_sources(&self, m: &Loaded) {
         if self.verbose > 0 {
             for s in &m.sources {
-                eprintln!("Found and opened: '{s}'");
+                say!("Found and opened: '{s}'");
             }
         }
     }
@@ -754,12 +752,15 @@ fn io_words(e: &std::io::Error) -> String {
 /// herd's warning for a test file it cannot read or parse.
 fn load_warning(f: &Path, e: &litmus::litmus::LoadError) -> String {
     match e {
-        litmus::litmus::LoadError::Io { source, .. } => format!(
+        litmus::litmus::LoadError::Source(litmus::source::SourceError::Io(_, source)) => format!(
             "File \"{}\": open_in failed: {}: {}",
             f.display(),
             f.display(),
             io_words(source)
         ),
+        litmus::litmus::LoadError::Source(e) => {
+            format!("File \"{}\": {e} (User error)", f.display())
+        }
         litmus::litmus::LoadError::Parse { err, .. } => {
             let c = err.col.saturating_sub(1);
             format!(
@@ -798,6 +799,14 @@ fn herd_load_error(e: &model::LoadError) -> String {
             c.msg
         ),
         e => e.to_string(),
+    }
+}
+
+/// Writes `text` to stdout: status 0, or 2 when it cannot be written.
+fn print_out(text: &str) -> i32 {
+    match super::write_stdout(text) {
+        Ok(()) => 0,
+        Err(_) => 2,
     }
 }
 
