@@ -52,7 +52,7 @@ impl Models {
         };
         if let Choice::Named(names) = &models.choice {
             for n in names {
-                models.shipped(n)?;
+                models.shipped(n).map_err(|e| format!("error: {e}"))?;
             }
         }
         Ok(models)
@@ -61,8 +61,7 @@ impl Models {
     fn shipped(&self, name: &'static str) -> Result<&Loaded, String> {
         self.shipped[name]
             .get_or_init(|| {
-                model::load_shipped(name, &self.request)
-                    .map_err(|e| format!("error: model {name}: {e}"))
+                model::load_shipped(name, &self.request).map_err(|e| format!("model {name}: {e}"))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -74,8 +73,8 @@ impl Models {
             .get_or_init(|| {
                 match model::load_files(&model::standard_request(arch, &self.request)) {
                     Ok(Some(m)) => Ok(m),
-                    Ok(None) => unreachable!("a standard request names a file"),
-                    Err(e) => Err(format!("error: {e}")),
+                    Ok(None) => Err(format!("no standard model for {}", arch.name())),
+                    Err(e) => Err(e.to_string()),
                 }
             })
             .as_ref()
