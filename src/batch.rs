@@ -9,7 +9,7 @@ use crate::outcome::{self, Judgement, Options};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Which models judge the tests, as the user named them.
@@ -32,6 +32,45 @@ pub struct Models {
     shipped: BTreeMap<&'static str, OnceLock<Result<Loaded, String>>>,
     /// By position in [`Arch::ALL`].
     standard: [OnceLock<Result<Loaded, String>>; Arch::ALL.len()],
+    /// herd's files loaded again with the variants a test declares (`Variant=vmsa`), by
+    /// architecture (for [`Choice::Standard`]) and those variants.
+    declared: Mutex<BTreeMap<DeclaredKey, Result<Arc<Loaded>, String>>>,
+}
+
+/// A test's architecture (for [`Choice::Standard`]) and the variants it declares.
+type DeclaredKey = (Option<&'static str>, Vec<String>);
+
+/// The model that judges one test: one of the batch's, or one loaded for the variants the
+/// test declares.
+pub enum ModelRef<'a> {
+    Batch(&'a Loaded),
+    Declared(Arc<Loaded>),
+}
+
+impl std::ops::Deref for ModelRef<'_> {
+    type Target = Loaded;
+    fn deref(&self) -> &Loaded {
+        match self {
+            ModelRef::Batch(m) => m,
+            ModelRef::Declared(m) => m,
+        }
+    }
+}
+
+/// The `-variant` tags a test declares in its `Variant=` line, which herd adds to the
+/// command line's for that test (only the tags herd knows).
+fn declared_variants(t: &Test) -> Vec<String> {
+    let mut v: Vec<String> = t
+        .info
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("Variant"))
+        .flat_map(|(_, v)| v.split([',', ' ']))
+        .map(|w| w.trim().to_string())
+        .filter(|w| !w.is_empty() && model::herd_variant(w))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 impl Models {
@@ -49,6 +88,7 @@ impl Models {
             request: request.clone(),
             shipped,
             standard,
+            declared: Mutex::default(),
         };
         if let Choice::Named(names) = &models.choice {
             for n in names {
@@ -105,8 +145,11 @@ impl Models {
     }
 
     /// The model that judges `t` when there is one column (not [`Choice::Named`]).
-    pub fn model_for(&self, t: &Test) -> Result<&Loaded, String> {
-        self.for_test(t).into_iter().next().expect("one column")
+    pub fn model_for(&self, t: &Test) -> Result<ModelRef<'_>, String> {
+        self.for_test(t)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Err("no model".into()))
     }
 
     /// The columns of a table: one per model named, else one.
@@ -119,13 +162,61 @@ impl Models {
     }
 
     /// The model of each column for `t`, or why it could not be loaded.
-    fn for_test(&self, t: &Test) -> Vec<Result<&Loaded, String>> {
-        match &self.choice {
-            Choice::Named(n) => n.iter().map(|k| self.shipped(k)).collect(),
-            Choice::ByArch => vec![self.shipped(model::default_for(t.arch))],
-            Choice::Standard => vec![self.standard(t.arch)],
-            Choice::Files(m) => vec![Ok(m.as_ref())],
+    fn for_test(&self, t: &Test) -> Vec<Result<ModelRef<'_>, String>> {
+        fn batch(m: Result<&Loaded, String>) -> Result<ModelRef<'_>, String> {
+            m.map(ModelRef::Batch)
         }
+        match &self.choice {
+            Choice::Named(n) => n.iter().map(|k| batch(self.shipped(k))).collect(),
+            Choice::ByArch => vec![batch(self.shipped(model::default_for(t.arch)))],
+            Choice::Standard => vec![self.with_declared(t, self.standard(t.arch), Some(t.arch))],
+            Choice::Files(m) => vec![self.with_declared(t, Ok(m.as_ref()), None)],
+        }
+    }
+
+    /// herd's model files for `t`: `m`, or, when the test declares variants the command
+    /// line did not give, the same files loaded with those too (once per set of variants).
+    /// Our shipped models read a test's `Variant=` themselves.
+    fn with_declared<'a>(
+        &'a self,
+        t: &Test,
+        m: Result<&'a Loaded, String>,
+        arch: Option<Arch>,
+    ) -> Result<ModelRef<'a>, String> {
+        let m = m?;
+        let given: Vec<String> = self
+            .request
+            .variants
+            .iter()
+            .flat_map(|v| v.split(','))
+            .map(|v| v.trim().to_ascii_lowercase())
+            .collect();
+        let extra: Vec<String> = declared_variants(t)
+            .into_iter()
+            .filter(|v| !given.contains(&v.to_ascii_lowercase()))
+            .collect();
+        if extra.is_empty() {
+            return Ok(ModelRef::Batch(m));
+        }
+        let mut cache = self.declared.lock().unwrap_or_else(|e| e.into_inner());
+        let loaded = cache
+            .entry((arch.map(Arch::name), extra.clone()))
+            .or_insert_with(|| {
+                let mut r = match arch {
+                    Some(a) => model::standard_request(a, &self.request),
+                    None => self.request.clone(),
+                };
+                r.variants.extend(extra);
+                match model::load_files(&r) {
+                    Ok(Some(mut l)) => {
+                        l.model_arch = m.model_arch.clone();
+                        Ok(Arc::new(l))
+                    }
+                    Ok(None) => Err("no model file".into()),
+                    Err(e) => Err(e.to_string()),
+                }
+            });
+        loaded.clone().map(ModelRef::Declared)
     }
 }
 
@@ -199,7 +290,7 @@ pub fn run(
                                     Some(a) if several && !a.contains(&t.arch) => {
                                         Status::NotApplicable
                                     }
-                                    _ => judge_one(&t, m, settings),
+                                    _ => judge_one(&t, &m, settings),
                                 },
                             ),
                         };

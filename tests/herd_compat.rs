@@ -675,3 +675,38 @@ fn checklitmus_exit_statuses_match_herd7s() {
         .unwrap();
     assert_eq!(o.status.code(), Some(124), "{}", text(&o.stdout));
 }
+
+#[test]
+fn variants_a_test_declares_reach_herds_model_files() {
+    let d = scratch("declared");
+    let mp = |header: &str| {
+        format!(
+            "AArch64 MP\n{header}{{ 0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x; }}\n P0 | P1 ;\n \
+             MOV W0,#1 | LDR W0,[X1] ;\n STR W0,[X1] | LDR W2,[X3] ;\n STR W0,[X3] | ;\n\
+             exists (1:X0=1 /\\ 1:X2=0)\n"
+        )
+    };
+    write(&d, "plain.litmus", &mp(""));
+    write(&d, "declared.litmus", &mp("Variant=telechat\n"));
+    write(
+        &d,
+        "v.cat",
+        "AArch64 v\nflag ~empty (if \"telechat\" then _ else 0) as telechat-on\n",
+    );
+    let plain = herd(&d, &["-model", "v.cat", "plain.litmus"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stderr));
+    assert!(!text(&plain.stdout).contains("Flag telechat-on"));
+    let declared = herd(&d, &["-model", "v.cat", "declared.litmus"]);
+    assert!(
+        text(&declared.stdout).contains("Flag telechat-on"),
+        "{}{}",
+        text(&declared.stdout),
+        text(&declared.stderr)
+    );
+    // Given on the command line, the same.
+    let given = herd(
+        &d,
+        &["-model", "v.cat", "-variant", "telechat", "plain.litmus"],
+    );
+    assert!(text(&given.stdout).contains("Flag telechat-on"));
+}

@@ -158,7 +158,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                 let drawn = match (&a.show, &a.graph, &r.test) {
                     (Some(show), Some(dir), Some(t)) => models
                         .model_for(t)
-                        .and_then(|m| super::herd::write_shown(dir, &r.file, t, m, show, a.nshow)),
+                        .and_then(|m| super::herd::write_shown(dir, &r.file, t, &m, show, a.nshow)),
                     (None, Some(dir), Some(t)) => write_graph(dir, t, j, a.svg),
                     _ => Ok(()),
                 };

@@ -428,7 +428,7 @@ impl Herd {
                             write_all(&mut out, &text)?;
                             if let Some(o) = &self.output {
                                 let m = models.model_for(t)?;
-                                self.pictures(o, f, t, m, &mut out)?;
+                                self.pictures(o, f, t, &m, &mut out)?;
                             }
                             None
                         }
