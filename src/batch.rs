@@ -8,7 +8,7 @@ use crate::model::{self, Loaded, Request};
 use crate::outcome::{self, Judgement, Options};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -16,27 +16,47 @@ use std::time::Duration;
 pub enum Choice {
     /// The test's architecture picks a shipped model, as herd7 does.
     ByArch,
-    /// These shipped models, by canonical name: one column each.
-    Named(Vec<&'static str>),
-    /// One model from files (`-conf`, `-model`, ...), loaded.
-    Files(Box<Loaded>),
+    /// These models: one column each.
+    Columns(Vec<Column>),
     /// The file herd7 picks for the test's architecture (`ppc.cat`, ...), looked up on the
     /// request's search path as herd7 looks it up; our model stands in when none is there.
     Standard,
 }
+
+/// One model of [`Choice::Columns`].
+pub enum Column {
+    /// A shipped model by canonical name, loaded with the batch's request.
+    Shipped(&'static str),
+    /// A model from files (`-conf`, `-model`, ...), loaded.
+    Files(Box<Loaded>),
+}
+
+impl Choice {
+    /// These shipped models, by canonical name.
+    pub fn named(names: Vec<&'static str>) -> Choice {
+        Choice::Columns(names.into_iter().map(Column::Shipped).collect())
+    }
+    /// One model from files.
+    pub fn files(m: Loaded) -> Choice {
+        Choice::Columns(vec![Column::Files(Box::new(m))])
+    }
+}
+
+/// Which columns judge a test (file, test, column); every one when there is no filter.
+pub type Select = dyn Fn(&Path, &Test, usize) -> bool + Sync;
 
 /// The models of a batch, each loaded once, when first needed.
 pub struct Models {
     choice: Choice,
     request: Request,
     shipped: BTreeMap<&'static str, OnceLock<Result<Loaded, String>>>,
+    select: Option<Box<Select>>,
     /// By position in [`Arch::ALL`].
     standard: [OnceLock<Result<Loaded, String>>; Arch::ALL.len()],
     /// herd's files loaded again with the variants a test declares (`Variant=vmsa`), by
     /// architecture (for [`Choice::Standard`]) and those variants.
     declared: Mutex<BTreeMap<DeclaredKey, Result<Arc<Loaded>, String>>>,
 }
-
 /// A test's architecture (for [`Choice::Standard`]) and the variants it declares.
 type DeclaredKey = (Option<&'static str>, Vec<String>);
 
@@ -74,28 +94,37 @@ fn declared_variants(t: &Test) -> Vec<String> {
 }
 
 impl Models {
-    /// Loads what `choice` names, with `request`'s variants and include folders. Named
-    /// models are loaded now (an error ends the batch before it starts); `ByArch` loads
+    /// Loads what `choice` names, with `request`'s variants and include folders. Shipped
+    /// columns are loaded now (an error ends the batch before it starts); `ByArch` loads
     /// each shipped model when a test first needs it.
     pub fn load(choice: Choice, request: &Request) -> Result<Models, String> {
         let shipped = model::all_names()
             .into_iter()
             .map(|n| (n, OnceLock::new()))
             .collect();
-        let standard = Default::default();
         let models = Models {
             choice,
             request: request.clone(),
             shipped,
-            standard,
+            select: None,
+            standard: Default::default(),
             declared: Mutex::default(),
         };
-        if let Choice::Named(names) = &models.choice {
-            for n in names {
-                models.shipped(n).map_err(|e| format!("error: {e}"))?;
+        if let Choice::Columns(cs) = &models.choice {
+            for c in cs {
+                if let Column::Shipped(n) = c {
+                    models.shipped(n).map_err(|e| format!("error: {e}"))?;
+                }
             }
         }
         Ok(models)
+    }
+
+    /// Judges each test under the columns `select` picks only (a snapshot's models for
+    /// its tests); a column left out gives no record.
+    pub fn select(mut self, select: Box<Select>) -> Models {
+        self.select = Some(select);
+        self
     }
 
     fn shipped(&self, name: &'static str) -> Result<&Loaded, String> {
@@ -134,43 +163,53 @@ impl Models {
             .values()
             .chain(self.standard.iter())
             .filter_map(|c| c.get().and_then(|r| r.as_ref().ok()));
-        match &self.choice {
-            Choice::Files(m) => std::iter::once(m.as_ref()).chain(lazy).collect(),
-            _ => lazy.collect(),
-        }
+        let files = match &self.choice {
+            Choice::Columns(cs) => cs
+                .iter()
+                .filter_map(|c| match c {
+                    Column::Files(m) => Some(m.as_ref()),
+                    Column::Shipped(_) => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        files.into_iter().chain(lazy).collect()
     }
 
     pub fn choice(&self) -> &Choice {
         &self.choice
     }
 
-    /// The model that judges `t` when there is one column (not [`Choice::Named`]).
+    /// The model that judges `t` in the first column (the only one but in a table).
     pub fn model_for(&self, t: &Test) -> Result<ModelRef<'_>, String> {
-        self.for_test(t)
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Err("no model".into()))
+        self.get(0, t)
     }
 
     /// The columns of a table: one per model named, else one.
     pub fn columns(&self) -> Vec<String> {
         match &self.choice {
-            Choice::Named(n) => n.iter().map(|s| s.to_string()).collect(),
+            Choice::Columns(cs) => cs
+                .iter()
+                .map(|c| match c {
+                    Column::Shipped(n) => n.to_string(),
+                    Column::Files(m) => m.label.clone(),
+                })
+                .collect(),
             Choice::ByArch | Choice::Standard => vec!["default".into()],
-            Choice::Files(m) => vec![m.label.clone()],
         }
     }
 
-    /// The model of each column for `t`, or why it could not be loaded.
-    fn for_test(&self, t: &Test) -> Vec<Result<ModelRef<'_>, String>> {
-        fn batch(m: Result<&Loaded, String>) -> Result<ModelRef<'_>, String> {
-            m.map(ModelRef::Batch)
-        }
+    /// The model of `column` for `t`, or why it could not be loaded.
+    pub fn get(&self, column: usize, t: &Test) -> Result<ModelRef<'_>, String> {
         match &self.choice {
-            Choice::Named(n) => n.iter().map(|k| batch(self.shipped(k))).collect(),
-            Choice::ByArch => vec![batch(self.shipped(model::default_for(t.arch)))],
-            Choice::Standard => vec![self.with_declared(t, self.standard(t.arch), Some(t.arch))],
-            Choice::Files(m) => vec![self.with_declared(t, Ok(m.as_ref()), None)],
+            Choice::Columns(cs) => match &cs[column] {
+                Column::Shipped(n) => self.shipped(n).map(ModelRef::Batch),
+                Column::Files(m) => self.with_declared(t, Ok(m.as_ref()), None),
+            },
+            Choice::ByArch => self
+                .shipped(model::default_for(t.arch))
+                .map(ModelRef::Batch),
+            Choice::Standard => self.with_declared(t, self.standard(t.arch), Some(t.arch)),
         }
     }
 
@@ -218,6 +257,14 @@ impl Models {
             });
         loaded.clone().map(ModelRef::Declared)
     }
+
+    /// The columns that judge `t` (of `file`), each with its model.
+    fn for_test(&self, file: &Path, t: &Test) -> Vec<(usize, Result<ModelRef<'_>, String>)> {
+        (0..self.columns().len())
+            .filter(|&k| self.select.as_ref().is_none_or(|s| s(file, t, k)))
+            .map(|k| (k, self.get(k, t)))
+            .collect()
+    }
 }
 
 /// One test file under one model.
@@ -257,7 +304,7 @@ pub struct Settings {
 /// `models`, on the worker pool when `parallel`; `done` is called once per file judged.
 pub fn run(
     files: &[PathBuf],
-    load: &(dyn Fn(&std::path::Path) -> Result<Test, String> + Sync),
+    load: &(dyn Fn(&Path) -> Result<Test, String> + Sync),
     models: &Models,
     settings: &Settings,
     parallel: bool,
@@ -277,10 +324,9 @@ pub fn run(
                 .collect(),
             Ok(t) => {
                 let t = std::sync::Arc::new(t);
-                let ms = models.for_test(&t);
+                let ms = models.for_test(f, &t);
                 let several = ms.len() > 1;
                 ms.into_iter()
-                    .enumerate()
                     .map(|(column, m)| {
                         let (model, status) = match m {
                             Err(e) => (String::new(), Status::Error(e)),

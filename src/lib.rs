@@ -4,10 +4,13 @@
 //! [`litmus`] parses a test → [`sem`] turns each thread into events →
 //! [`exec`] enumerates candidate executions → [`cat`] runs the model on each →
 //! [`outcome`] gathers final states and the condition's verdict → [`report`] prints them.
+//! [`batch`] judges many tests under many models; [`snapshot`] keeps outcomes and compares
+//! them.
 
 pub mod batch;
 pub mod budget;
 pub mod cat;
+pub mod compile;
 pub mod crash;
 pub mod exec;
 pub mod litmus;
@@ -16,6 +19,7 @@ pub mod outcome;
 pub mod rel;
 pub mod report;
 pub mod sem;
+pub mod snapshot;
 pub mod source;
 
 /// Stack for every thread that runs a model: models recurse (herd's cat library builds

@@ -8,7 +8,7 @@ use crate::sem::c::Macros;
 use std::path::{Path, PathBuf};
 
 /// What the user asked for, in herd7's terms.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Request {
     pub conf: Option<PathBuf>,
     pub cat: Option<PathBuf>,
@@ -173,9 +173,11 @@ pub struct Loaded {
     pub macros: Option<Macros>,
     /// Architectures it covers; `None` for user files (trusted to know).
     pub arches: Option<Vec<Arch>>,
-    /// Every file it was made from (configuration, cat and bell files, macros), as found:
-    /// a path, or `<builtin>/NAME` for a shipped file.
-    pub sources: Vec<String>,
+    /// Every file it was loaded from, as found: the configuration, the model's own (see
+    /// [`Model::sources`]), then the macros; `<builtin>/NAME` for a shipped file.
+    pub files: Vec<String>,
+    /// The options it was loaded from, for a model from files; `None` for a shipped one.
+    pub request: Option<Request>,
     /// The architecture a model file's title names (`PPC` in `ppc.cat`'s first line), as
     /// herd spells it: herd refuses tests of any other (its `-archcheck`).
     pub model_arch: Option<String>,
@@ -306,6 +308,14 @@ pub fn all_names() -> Vec<&'static str> {
     SHIPPED.iter().map(|s| s.name).collect()
 }
 
+/// The architectures a shipped model covers.
+pub fn arches(name: &str) -> &'static [Arch] {
+    SHIPPED
+        .iter()
+        .find(|s| s.name == name)
+        .map_or(&[], |s| s.arches)
+}
+
 /// The shipped model herd7 would pick for a test's architecture.
 pub fn default_for(arch: Arch) -> &'static str {
     SHIPPED
@@ -367,16 +377,17 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, LoadError> {
             let (m, src) = read_macros(p, &dirs)?;
             (Some(m), Some(src))
         }
-        (None, true) => (Some(Macros::lkmm()), Some("<builtin>/lkmm.def".to_string())),
+        (None, true) => (Some(Macros::lkmm()), Some(BUILTIN_MACROS.to_string())),
         (None, false) => (None, None),
     };
-    let sources = model.files().map(str::to_string).chain(def).collect();
+    let files = model.sources().map(str::to_string).chain(def).collect();
     Ok(Loaded {
         label: s.name.to_string(),
         model,
         macros,
         arches: Some(s.arches.to_vec()),
-        sources,
+        files,
+        request: None,
         model_arch: None,
     })
 }
@@ -425,11 +436,11 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
         return Err(LoadError::Variant(v));
     }
     let path = a.search_path();
-    let mut sources = Vec::new();
+    let mut files = Vec::new();
     let (mut opts, mut macros_name) = match &a.conf {
         Some(c) => {
             let src = found(c, &path, "configuration file")?;
-            sources.push(src.display());
+            files.push(src.display());
             let (o, m) = read_cfg(&src).map_err(LoadError::Cat)?;
             (o, m.map(PathBuf::from))
         }
@@ -449,7 +460,7 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
     if opts.cat.is_empty() {
         return Err(LoadError::Other(format!(
             "{} names no model (a `model` line)",
-            sources
+            files
                 .first()
                 .map(String::as_str)
                 .unwrap_or("the configuration")
@@ -466,14 +477,17 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
         0 if e.msg.starts_with("cannot find") => LoadError::NotFound("model file", e.file),
         _ => LoadError::Cat(e),
     })?;
-    sources.extend(model.files().map(str::to_string));
+    files.extend(model.sources().map(str::to_string));
     let macros = match macros_name {
         Some(p) => {
             let (m, src) = read_macros(&p, &opts.include_dirs)?;
-            sources.push(src);
+            files.push(src);
             m
         }
-        None => Macros::lkmm(),
+        None => {
+            files.push(BUILTIN_MACROS.to_string());
+            Macros::lkmm()
+        }
     };
     let label = Path::new(&opts.cat)
         .file_stem()
@@ -484,7 +498,8 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
         model,
         macros: Some(macros),
         arches: None,
-        sources,
+        files,
+        request: Some(a.clone()),
         model_arch,
     }))
 }
@@ -500,4 +515,88 @@ fn read_macros(p: &Path, dirs: &[PathBuf]) -> Result<(Macros, String), LoadError
     let text = src.read().map_err(LoadError::Other)?;
     let m = Macros::parse(&text).map_err(|e| LoadError::Other(format!("{shown}: {e}")))?;
     Ok((m, shown))
+}
+
+/// How [`Loaded::files`] names our own macro file for the kernel's primitives.
+const BUILTIN_MACROS: &str = "<builtin>/lkmm.def";
+
+/// A model as a command line names it: a shipped model, or files in herd7's terms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spec {
+    Shipped(&'static str),
+    Files(Box<Request>),
+}
+
+impl Spec {
+    /// `word` is a shipped model's name or alias, a herd7 configuration (`*.cfg`, as
+    /// `-conf`) or a cat file (as `-model`); a file takes `base`'s bell, macros, variants and
+    /// include folders.
+    pub fn parse(word: &str, base: &Request) -> Result<Spec, String> {
+        if let Some(n) = canonical(word) {
+            return Ok(Spec::Shipped(n));
+        }
+        let path = PathBuf::from(word);
+        let mut r = Request {
+            conf: None,
+            cat: None,
+            ..base.clone()
+        };
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("cfg") => r.conf = Some(path),
+            Some("cat") => r.cat = Some(path),
+            _ => {
+                return Err(format!(
+                    "error: unknown model `{word}` (known: {}, or a .cat or .cfg file)",
+                    all_names().join(", ")
+                ));
+            }
+        }
+        Ok(Spec::Files(Box::new(r)))
+    }
+
+    /// A shipped model takes `base`'s variants and include folders (a file model has them
+    /// already, from [`Spec::parse`]).
+    pub fn load(&self, base: &Request) -> Result<Loaded, String> {
+        match self {
+            Spec::Shipped(n) => load_shipped(n, base).map_err(|e| e.to_string()),
+            Spec::Files(r) => load_files(r)
+                .map_err(|e| format!("error: {e}"))?
+                .ok_or_else(|| "error: no model file given".into()),
+        }
+    }
+
+    /// How messages name it: the shipped name, or the configuration or cat file.
+    pub fn name(&self) -> String {
+        match self {
+            Spec::Shipped(n) => n.to_string(),
+            Spec::Files(r) => r
+                .conf
+                .as_ref()
+                .or(r.cat.as_ref())
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// Each of `files` (as [`Loaded::files`] names them) with the SHA-256 of its contents, in
+/// hex: what tells a snapshot that a model's files changed since it was recorded.
+pub fn fingerprint(files: &[String]) -> Result<Vec<(String, String)>, String> {
+    use sha2::{Digest, Sha256};
+    files
+        .iter()
+        .map(|f| {
+            let bytes = match f.strip_prefix("<builtin>/") {
+                Some(n) => crate::cat::library::get(n)
+                    .map(|(_, text)| text.as_bytes().to_vec())
+                    .ok_or_else(|| format!("error: no shipped file {n}"))?,
+                None => std::fs::read(f).map_err(|e| format!("error: {f}: {e}"))?,
+            };
+            let hex: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            Ok((f.clone(), hex))
+        })
+        .collect()
 }

@@ -395,9 +395,9 @@ impl Model {
         Self::load_main(main, opts)
     }
 
-    /// The files the model was loaded from, in loading order (a path, or `<builtin>/NAME`
-    /// for a shipped file), to tell the user which ones were used.
-    pub fn files(&self) -> impl Iterator<Item = &str> {
+    /// Every file the model was loaded from (stdlib, bell, the model, its includes), as
+    /// found: a path, or `<builtin>/NAME` for a shipped file.
+    pub fn sources(&self) -> impl Iterator<Item = &str> {
         self.files.iter().map(|f| f.path.as_str())
     }
 

@@ -1,73 +1,34 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
-use super::{CheckArgs, diag, litmus_files};
-use litmus::batch::{self, Choice, Models, Settings, Status};
+use super::{CheckArgs, diag};
+use litmus::batch::{self, Models, Settings, Status};
 use litmus::litmus::ast::Test;
-use litmus::model as models;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::table::{Row, TableCell};
-use std::io::IsTerminal;
-
-use litmus::WORKER_STACK as STACK;
 
 pub fn run(a: &CheckArgs) -> i32 {
-    // Models recurse (herd's cat library builds coherence orders recursively): give workers
-    // deep stacks rather than abort on a large test.
-    let mut pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK)
-        .start_handler(|_| litmus::crash::guard_this_thread());
-    if let Some(j) = a.jobs {
-        pool = pool.num_threads(j.max(1));
+    if a.compile {
+        return super::compile::check(a);
     }
-    let (files, problems) = litmus_files(&a.paths);
+    let Some(super::Batch {
+        files,
+        problems,
+        parallel,
+    }) = super::batch(&a.paths, a.jobs)
+    else {
+        return 2;
+    };
     if files.is_empty() {
         return 2;
     }
-    // One test needs no pool up front: starting worker threads would cost more than a small
-    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
-    // pool then; `--jobs` bounds that too, so it is built here when given.
-    let parallel = files.len() > 1 && a.jobs != Some(1);
-    if (parallel || a.jobs.is_some())
-        && let Err(e) = pool.build_global()
-    {
-        say!("error: cannot start the worker threads: {e}");
-        return 2;
-    }
     let request = a.m.request();
-    let choice = match models::load_files(&request) {
+    let choice = match super::choice(&a.m) {
+        Ok(c) => c,
         Err(e) => {
             say!("error: {e}");
             return 2;
         }
-        Ok(Some(m)) => Choice::Files(Box::new(m)),
-        Ok(None) => match &a.m.model {
-            None => Choice::ByArch,
-            Some(m) if m == "all" => Choice::Named(models::all_names()),
-            Some(m) if m.split(',').all(|n| n.trim().is_empty()) => {
-                say!(
-                    "error: --model names no model (known: {}, or `all`)",
-                    models::all_names().join(", ")
-                );
-                return 2;
-            }
-            Some(m) => {
-                let mut names = Vec::new();
-                for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                    match models::canonical(n) {
-                        Some(c) => names.push(c),
-                        None => {
-                            say!(
-                                "error: unknown model `{n}` (known: {}, or a cat file with --cat)",
-                                models::all_names().join(", ")
-                            );
-                            return 2;
-                        }
-                    }
-                }
-                Choice::Named(names)
-            }
-        },
     };
     let models = match Models::load(choice, &request) {
         Ok(m) => m,
@@ -94,17 +55,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         timeout: a.timeout,
         max_memory: a.max_memory.or_else(super::values::default_memory),
     };
-    // A progress bar for long batches, on a terminal only (never in piped or CI output).
-    let bar = (files.len() > 20 && std::io::stderr().is_terminal()).then(|| {
-        let b = indicatif::ProgressBar::new(files.len() as u64);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        b
-    });
+    let bar = super::progress(files.len());
     let done = || {
         if let Some(b) = &bar {
             b.inc(1);
@@ -123,7 +74,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     if a.verbose {
         for m in models.loaded() {
-            for s in &m.sources {
+            for s in &m.files {
                 say!("model {}: {s}", m.label);
             }
         }

@@ -9,12 +9,17 @@ macro_rules! say {
 
 mod bench;
 mod check;
+mod compile;
 mod diag;
+mod diff;
 mod explore;
 mod herd;
+mod snapshot;
 mod values;
 
 use clap::{Args, Parser, Subcommand};
+use litmus::batch::{Choice, Column};
+use litmus::model::{self, Spec};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,6 +51,14 @@ enum Cmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Compile C tests to PPC, AArch64 or X86 through a mapping of the kernel's primitives.
+    Compile(compile::CompileArgs),
+    /// Snapshot tests of expected outcomes: record each test's outcome per model beside it,
+    /// check that a new run (or an edited model) gives the same, review the changes.
+    Snapshot(Box<snapshot::SnapshotArgs>),
+    /// What one model allows that another forbids, test by test, and the axiom that forbids
+    /// it (`--model A --model B PATHS`); or how two herd-format logs differ (`LOG1 LOG2`).
+    Diff(Box<diff::DiffArgs>),
     /// Parse tests and print them back in canonical herd syntax (with their header
     /// comments).
     Parse {
@@ -59,7 +72,8 @@ enum Cmd {
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct ModelArgs {
     /// Model(s): lkmm, x86tso, armv8, power (aliases: linux-kernel, tso, aarch64, arm64, ppc,
-    /// powerpc), a comma-separated list, or `all`. Default: the test's architecture picks.
+    /// powerpc), a `.cat` or `.cfg` file, a comma-separated list, or `all`. Default: the
+    /// test's architecture picks.
     #[arg(long, short = 'm')]
     pub model: Option<String>,
     /// A herd7 configuration file (`-conf linux-kernel.cfg`).
@@ -187,6 +201,14 @@ pub struct CheckArgs {
     /// Say which files each model was made from (herd7's `-v`).
     #[arg(short = 'v', long)]
     pub verbose: bool,
+    /// Also compile each C test to every hardware model asked for (power, armv8, x86tso,
+    /// with each of its architecture's mappings) and compare final states with the LKMM's:
+    /// states a hardware reaches and the LKMM forbids are unsound mappings (exit status 1).
+    #[arg(long)]
+    pub compile: bool,
+    /// With --compile: these mappings (names or files) instead of every shipped variant.
+    #[arg(long)]
+    pub mapping: Vec<String>,
 }
 
 /// herd7's `-speedcheck` tag.
@@ -295,6 +317,9 @@ fn dispatch(args: Vec<OsString>) -> i32 {
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
         Cmd::Herd7 { args } => herd::main("herd7", &args),
+        Cmd::Compile(a) => compile::run(&a),
+        Cmd::Snapshot(a) => snapshot::run(&a),
+        Cmd::Diff(a) => diff::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }
@@ -306,6 +331,95 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()
+}
+
+/// Builds the worker pool for a batch of `files` tests, unless one test needs none;
+/// whether the batch runs in parallel.
+fn start_pool(jobs: Option<usize>, files: usize) -> Result<bool, String> {
+    // Models recurse (herd's cat library builds coherence orders recursively): give workers
+    // deep stacks rather than abort on a large test.
+    let mut pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(litmus::WORKER_STACK)
+        .start_handler(|_| litmus::crash::guard_this_thread());
+    if let Some(j) = jobs {
+        pool = pool.num_threads(j.max(1));
+    }
+    // One test needs no pool up front: starting worker threads would cost more than a small
+    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
+    // pool then; `--jobs` bounds that too, so it is built here when given.
+    let parallel = files > 1 && jobs != Some(1);
+    if parallel || jobs.is_some() {
+        pool.build_global()
+            .map_err(|e| format!("error: cannot start the worker threads: {e}"))?;
+    }
+    Ok(parallel)
+}
+
+/// The tests a batch command runs, found in `paths` (what could not be walked is printed,
+/// and `problems` says so), and whether they run in parallel.
+pub struct Batch {
+    pub files: Vec<PathBuf>,
+    pub problems: bool,
+    pub parallel: bool,
+}
+
+/// Finds a batch's tests and starts its workers; `None` (reported) when the workers
+/// cannot start.
+pub fn batch(paths: &[PathBuf], jobs: Option<usize>) -> Option<Batch> {
+    let (files, problems) = litmus_files(paths);
+    match start_pool(jobs, files.len()) {
+        Ok(parallel) => Some(Batch {
+            files,
+            problems,
+            parallel,
+        }),
+        Err(e) => {
+            say!("{e}");
+            None
+        }
+    }
+}
+
+/// The models `m` names: `--conf`/`--cat` files, else `--model`'s list (shipped names,
+/// `.cat` and `.cfg` files) or `all`, else each test's architecture picks.
+pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
+    let request = m.request();
+    if let Some(loaded) = model::load_files(&request).map_err(|e| format!("error: {e}"))? {
+        return Ok(Choice::files(loaded));
+    }
+    match &m.model {
+        None => Ok(Choice::ByArch),
+        Some(x) if x == "all" => Ok(Choice::named(model::all_names())),
+        Some(x) if x.split(',').all(|n| n.trim().is_empty()) => Err(format!(
+            "error: --model names no model (known: {}, or `all`)",
+            model::all_names().join(", ")
+        )),
+        Some(x) => x
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(|n| match Spec::parse(n, &request)? {
+                Spec::Shipped(n) => Ok(Column::Shipped(n)),
+                spec => Ok(Column::Files(Box::new(spec.load(&request)?))),
+            })
+            .collect::<Result<_, String>>()
+            .map(Choice::Columns),
+    }
+}
+
+/// A progress bar for a long batch, on a terminal only (never in piped or CI output).
+pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    (files > 20 && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::new(files as u64);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} tests, {elapsed} elapsed, ~{eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    })
 }
 
 /// Expands folders into their `*.litmus` files (see [`litmus::source::walk`]), printing

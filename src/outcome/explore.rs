@@ -8,6 +8,7 @@ use crate::cat::Model;
 use crate::exec::EngineError;
 use crate::litmus::ast::{LocRef, Test};
 use crate::sem::{Symbols, c::Macros};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// One candidate execution under one branch of the model.
 #[derive(Clone, Debug)]
@@ -140,6 +141,102 @@ fn selected(
     })
 }
 
+/// The other model of [`rejections`]: the one that allows the states.
+pub struct Allowing<'a> {
+    pub model: &'a Model,
+    pub macros: Option<&'a Macros>,
+}
+
+/// Why a final state is none of a model's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rejected {
+    /// The checks that reject the executions, each with how many it rejects, in the order
+    /// first met.
+    pub checks: Vec<(String, usize)>,
+    /// Whether these are the executions the allowing model allows (the same candidate,
+    /// and the same coherence order when the check came after choosing one); else they
+    /// are every execution reaching the state, none of them one the other allows.
+    pub matched: bool,
+}
+
+/// Why each of `states` (final states as [`crate::snapshot::state`] spells them) is no
+/// final state of `test` under `model`, when `allowing` reaches it: the checks that reject
+/// the executions `allowing` allows, or, when none of them can be told (another
+/// enumeration of candidates), every execution reaching it. A state no candidate reaches
+/// has no entry: it is impossible before any axiom.
+/// A relation's pairs of event indices (a coherence order).
+type Pairs = Vec<(usize, usize)>;
+
+pub fn rejections(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+    states: &BTreeSet<String>,
+    allowing: Option<Allowing>,
+) -> Result<BTreeMap<String, Rejected>, EngineError> {
+    let shown = super::shown_locations(test);
+    let printer = crate::report::herd::StatePrinter::new(&shown);
+    let text = |b: &Branch| {
+        let mut t = String::new();
+        printer.write(&mut t, b.c.prims.symbols, b.state());
+        crate::snapshot::state(&t)
+    };
+    let co = |b: &Branch| -> Option<Pairs> { b.verdict.co.as_ref().map(|r| r.pairs().collect()) };
+    // The allowing model's executions that reach the states: candidate → its orders.
+    let mut allowed: BTreeMap<usize, BTreeSet<Option<Pairs>>> = BTreeMap::new();
+    if let Some(a) = &allowing {
+        visit(test, a.model, a.macros, opts, &mut |b: Branch| {
+            if b.verdict.failed.is_none() && states.contains(&text(&b)) {
+                allowed.entry(b.ordinal).or_default().insert(co(&b));
+            }
+            true
+        })?;
+    }
+    let count = |checks: &mut Vec<(String, usize)>, name: &str| match checks
+        .iter_mut()
+        .find(|(c, _)| c == name)
+    {
+        Some((_, n)) => *n += 1,
+        None => checks.push((name.to_string(), 1)),
+    };
+    let mut all: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    let mut matched: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    visit(test, model, macros, opts, &mut |b: Branch| {
+        if let Some(f) = &b.verdict.failed {
+            let t = text(&b);
+            if states.contains(&t) {
+                // Rejected before choosing an order, or with the allowed one.
+                let same = allowed.get(&b.ordinal).is_some_and(|orders| match co(&b) {
+                    None => true,
+                    order => orders.contains(&order),
+                });
+                if same {
+                    count(matched.entry(t.clone()).or_default(), &f.name);
+                }
+                count(all.entry(t).or_default(), &f.name);
+            }
+        }
+        true
+    })?;
+    Ok(all
+        .into_iter()
+        .map(|(s, checks)| {
+            let r = match matched.remove(&s) {
+                Some(m) => Rejected {
+                    checks: m,
+                    matched: true,
+                },
+                None => Rejected {
+                    checks,
+                    matched: false,
+                },
+            };
+            (s, r)
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +290,50 @@ mod tests {
             x.show_state(&x.records[0].state).matches(';').count(),
             x.records[0].state.len()
         );
+    }
+
+    #[test]
+    fn rejections_name_the_check_for_each_forbidden_state() {
+        let t = crate::litmus::parse(MP).expect("parses");
+        let m = load_shipped("power", &Default::default()).expect("model");
+        let o = Options::default();
+        let j = judge(&t, &m.model, None, &o).expect("judges");
+        let want = j.forbidden_by.expect("forbidden").check;
+        // The states satisfying the condition are the forbidden ones.
+        let (x, _) = explore(MP, usize::MAX);
+        let forbidden: BTreeSet<String> = x
+            .records
+            .iter()
+            .filter(|r| r.sat)
+            .map(|r| crate::snapshot::state(&x.show_state(&r.state)))
+            .collect();
+        assert_eq!(forbidden.len(), 1);
+        let state = forbidden.iter().next().unwrap();
+        let why = rejections(&t, &m.model, None, &o, &forbidden, None).expect("runs");
+        assert_eq!(why[state].checks[0].0, want);
+        assert!(!why[state].matched);
+        let unreachable: BTreeSet<String> = ["1:r0=7; 1:r2=7;".to_string()].into();
+        let none = rejections(&t, &m.model, None, &o, &unreachable, None).unwrap();
+        assert!(none.is_empty());
+        // Against a model without the observation axiom, which allows the state, the
+        // executions it allows are the ones named, each rejected by observation.
+        let text = crate::cat::library::get("power.cat").unwrap().1;
+        let axiom = "irreflexive fre; prop; hb* as observation";
+        assert!(text.contains(axiom));
+        let opts = crate::cat::ModelOptions {
+            cat: "weaker.cat".into(),
+            ..Default::default()
+        };
+        let weaker = crate::cat::Model::from_source(&text.replace(axiom, ""), &opts).unwrap();
+        let w = judge(&t, &weaker, None, &o).expect("judges");
+        assert!(w.sat > 0, "the weaker model allows the outcome");
+        let allowing = Allowing {
+            model: &weaker,
+            macros: None,
+        };
+        let why = rejections(&t, &m.model, None, &o, &forbidden, Some(allowing)).unwrap();
+        assert!(why[state].matched);
+        assert_eq!(why[state].checks, [(want, w.sat)]);
     }
 
     #[test]

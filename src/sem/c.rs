@@ -23,7 +23,7 @@
 mod defparse;
 mod expand;
 mod interp;
-mod ir;
+pub mod ir;
 
 #[cfg(test)]
 mod tests;

@@ -330,7 +330,7 @@ impl Herd {
                     m.model_arch = None;
                 }
                 self.tell_sources(&m);
-                Choice::Files(Box::new(m))
+                Choice::files(m)
             }
             Ok(None) => Choice::Standard,
             Err(e) => return Err(herd_load_error(&e)),
@@ -478,7 +478,7 @@ impl Herd {
     /// `-v`: the files a model was made from, in herd's `-debug files` words.
     fn tell_sources(&self, m: &Loaded) {
         if self.verbose > 0 {
-            for s in &m.sources {
+            for s in &m.files {
                 say!("Found and opened: '{s}'");
             }
         }
@@ -486,10 +486,7 @@ impl Herd {
 
     /// herd's warning for a test the model's title says it is not for.
     fn arch_mismatch(&self, models: &Models, f: &Path, t: &Test) -> Option<String> {
-        let m = match models.choice() {
-            Choice::Files(m) => m.as_ref(),
-            _ => models.standard_for(t.arch).ok()?,
-        };
+        let m = models.model_for(t).ok()?;
         let a = m.model_arch.as_deref()?;
         (a != t.arch.name()).then(|| {
             format!(

@@ -1,0 +1,510 @@
+//! `litmus compile`: C tests to an architecture's assembly through a mapping table.
+
+use super::{diag, litmus_files};
+use clap::Args;
+use litmus::compile::{self, mapping::Mapping};
+use litmus::litmus::ast::Arch;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct CompileArgs {
+    /// C litmus files, or folders searched for `*.litmus`.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Target: ppc, aarch64, x86 (default: the mapping's architecture).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Mapping table: a shipped name (ppc-lwsync, ppc-sync, aarch64-llsc, aarch64-lse, x86)
+    /// or a file. Default: the architecture's kernel mapping.
+    #[arg(long)]
+    pub mapping: Option<String>,
+    /// Write each compiled test to DIR/NAME.litmus instead of standard output.
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the table's entries (name, parameters, citation) and stop.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// The mapping a `--arch`/`--mapping` pair asks for.
+pub fn mapping_for(arch: Option<&str>, mapping: Option<&str>) -> Result<Mapping, String> {
+    let arch = match arch {
+        None => None,
+        Some(a) => Some(
+            Arch::from_name(a)
+                .filter(|a| !compile::mapping::variants(*a).is_empty())
+                .ok_or_else(|| format!("unknown target `{a}` (ppc, aarch64, x86)"))?,
+        ),
+    };
+    let name = match (mapping, arch) {
+        (Some(m), _) => m.to_string(),
+        (None, Some(a)) => compile::mapping::variants(a)[0].to_string(),
+        (None, None) => return Err("give --arch (ppc, aarch64, x86) or --mapping".into()),
+    };
+    let m = Mapping::load(&name).map_err(|e| format!("mapping: {e}"))?;
+    if let Some(a) = arch
+        && a != m.arch
+    {
+        return Err(format!(
+            "mapping {} is for {}, not {}",
+            m.name,
+            m.arch.name(),
+            a.name()
+        ));
+    }
+    Ok(m)
+}
+
+pub fn run(a: &CompileArgs) -> i32 {
+    let map = match mapping_for(a.arch.as_deref(), a.mapping.as_deref()) {
+        Ok(m) => m,
+        Err(e) => {
+            say!("error: {e}");
+            return 2;
+        }
+    };
+    let mut out = String::new();
+    if a.list {
+        for e in map.entries() {
+            let ps: Vec<String> = e.params.iter().map(|p| p.name.clone()).collect();
+            let res = e
+                .result
+                .as_ref()
+                .map(|r| format!(" -> {r}"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{}({}){res}  @ {}", e.name, ps.join(", "), e.cite);
+        }
+        return emit(&out, 0);
+    }
+    if let Some(d) = &a.out
+        && let Err(e) = std::fs::create_dir_all(d)
+    {
+        say!("error: {}: {e}", d.display());
+        return 2;
+    }
+    let (files, problems) = litmus_files(&a.paths);
+    let mut status = if problems { 2 } else { 0 };
+    let mut first = true;
+    for f in files {
+        let t = match diag::load_test(&f) {
+            Ok(t) => t,
+            Err(e) => {
+                say!("{e}");
+                status = 2;
+                continue;
+            }
+        };
+        match compile::compile(&t, &map) {
+            Ok(c) => match &a.out {
+                Some(d) => {
+                    let p = d.join(format!("{}.litmus", t.name.replace(['/', ' '], "_")));
+                    if let Err(e) = std::fs::write(&p, &c.text) {
+                        say!("error: {}: {e}", p.display());
+                        status = 2;
+                    }
+                }
+                None => {
+                    if !first {
+                        out.push('\n');
+                    }
+                    first = false;
+                    out.push_str(&c.text);
+                }
+            },
+            Err(e) => {
+                say!(
+                    "error: {}: does not compile with {}: {e}",
+                    f.display(),
+                    map.name
+                );
+                status = 2;
+            }
+        }
+    }
+    emit(&out, status)
+}
+
+/// Writes the output built for the run; a write error is reported and fails the run.
+fn emit(out: &str, status: i32) -> i32 {
+    match super::write_stdout(out) {
+        Ok(()) => status,
+        Err(e) => {
+            say!("error: standard output: {e}");
+            2
+        }
+    }
+}
+
+// ------------------------------------------------------------------ check --compile
+
+use super::CheckArgs;
+use litmus::budget::Budget;
+use litmus::compile::Compiled;
+use litmus::compile::compare::{self, Comparison};
+use litmus::litmus::ast::{Condition, Quantifier, Test};
+use litmus::model::{self as models, Loaded};
+use litmus::outcome::{self, Judgement, Options};
+use serde_json::json;
+
+/// One hardware column: a mapping and the model that judges what it produces.
+struct Column {
+    map: Mapping,
+    model: Loaded,
+}
+
+/// What one C test gave.
+struct Report {
+    file: String,
+    test: Test,
+    lkmm: Judgement,
+    /// Per column: the compiled test and its judgement, or why there is none.
+    hw: Vec<Result<(Compiled, Judgement), String>>,
+}
+
+/// `litmus check --compile`: each C test under the LKMM and, compiled with each mapping
+/// of each hardware model asked for, under that model; the final states compared.
+pub fn check(a: &CheckArgs) -> i32 {
+    let names: Vec<&'static str> = match a.m.model.as_deref() {
+        None | Some("all") => models::all_names(),
+        Some(m) => {
+            let mut v = Vec::new();
+            for n in m.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                match models::canonical(n) {
+                    Some(c) => v.push(c),
+                    None => {
+                        say!("error: unknown model `{n}`");
+                        return 2;
+                    }
+                }
+            }
+            v
+        }
+    };
+    let load = |n: &str| models::load_shipped(n, &a.m.request());
+    let lkmm = match load("lkmm") {
+        Ok(m) => m,
+        Err(e) => {
+            say!("error: model lkmm: {e}");
+            return 2;
+        }
+    };
+    // The mappings: those given, else every variant of each hardware model's architecture.
+    let mut cols = Vec::new();
+    let wanted: Vec<String> = if a.mapping.is_empty() {
+        names
+            .iter()
+            .filter_map(|n| arch_of_model(n))
+            .flat_map(|arch| {
+                compile::mapping::variants(arch)
+                    .iter()
+                    .map(|s| s.to_string())
+            })
+            .collect()
+    } else {
+        a.mapping.clone()
+    };
+    for w in wanted {
+        let map = match Mapping::load(&w) {
+            Ok(m) => m,
+            Err(e) => {
+                say!("error: mapping: {e}");
+                return 2;
+            }
+        };
+        let model_name = models::default_for(map.arch);
+        let model = match load(model_name) {
+            Ok(m) => m,
+            Err(e) => {
+                say!("error: model {model_name}: {e}");
+                return 2;
+            }
+        };
+        cols.push(Column { map, model });
+    }
+    if cols.is_empty() {
+        say!("error: --compile needs a hardware model (power, armv8, x86tso) or --mapping");
+        return 2;
+    }
+    let opts = Options {
+        unroll: a.unroll,
+        ..Options::default()
+    };
+    let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
+        let mut o = opts.clone();
+        o.budget = Budget::new(a.timeout, a.max_memory);
+        let mut j =
+            outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| e.to_string())?;
+        j.model = m.label.clone();
+        Ok(j)
+    };
+    let (files, problems) = litmus_files(&a.paths);
+    let mut status = if problems { 2 } else { 0 };
+    let mut unsound_any = false;
+    let mut out = String::new();
+    for f in files {
+        let t = match diag::load_test(&f) {
+            Ok(t) => t,
+            Err(e) => {
+                say!("{e}");
+                status = 2;
+                continue;
+            }
+        };
+        let file = f.display().to_string();
+        if t.arch != Arch::C {
+            say!("warning: {file}: not a C test, nothing to compile");
+            continue;
+        }
+        let lk = match judge(&t, &lkmm) {
+            Ok(j) => j,
+            Err(e) => {
+                say!("error: {file}: lkmm: {e}");
+                status = 2;
+                continue;
+            }
+        };
+        let hw = cols
+            .iter()
+            .map(|c| {
+                let comp =
+                    compile::compile(&t, &c.map).map_err(|e| format!("does not compile: {e}"))?;
+                let j = judge(&comp.test, &c.model)?;
+                Ok((comp, j))
+            })
+            .collect();
+        let r = Report {
+            file,
+            test: t,
+            lkmm: lk,
+            hw,
+        };
+        let cmp = comparison(&r, &cols);
+        let cmp = match cmp {
+            Ok(c) => c,
+            Err(e) => {
+                say!("error: {}: {e}", r.file);
+                status = 2;
+                continue;
+            }
+        };
+        unsound_any |= !cmp.unsound().is_empty();
+        if a.format == "json" {
+            let _ = writeln!(out, "{}", json_line(&r, &cols, &cmp, &lkmm, &judge));
+        } else {
+            out.push_str(&text(&r, &cols, &cmp, &lkmm, &judge, a));
+        }
+    }
+    emit(
+        &out,
+        if status == 0 && unsound_any {
+            1
+        } else {
+            status
+        },
+    )
+}
+
+fn arch_of_model(n: &str) -> Option<Arch> {
+    match n {
+        "power" => Some(Arch::PPC),
+        "armv8" => Some(Arch::AArch64),
+        "x86tso" => Some(Arch::X86),
+        _ => None,
+    }
+}
+
+/// The comparison over the columns that compiled and were judged.
+fn comparison(r: &Report, cols: &[Column]) -> Result<Comparison, String> {
+    let hw: Vec<(String, &Compiled, &Judgement)> =
+        r.hw.iter()
+            .zip(cols)
+            .filter_map(|(h, c)| {
+                h.as_ref()
+                    .ok()
+                    .map(|(comp, j)| (c.map.name.clone(), comp, j))
+            })
+            .collect();
+    compare::compare(&r.lkmm, &hw)
+}
+
+/// The test with its condition replaced by "this final state".
+fn at_state(t: &Test, prop: litmus::litmus::ast::Prop) -> Test {
+    let mut t = t.clone();
+    t.condition = Condition {
+        quant: Quantifier::Exists,
+        prop,
+    };
+    t.filter = None;
+    t
+}
+
+/// Why the LKMM forbids a state: its first rejected candidate reaching it.
+fn lkmm_reason(
+    r: &Report,
+    cmp: &Comparison,
+    row: usize,
+    lkmm: &Loaded,
+    judge: &dyn Fn(&Test, &Loaded) -> Result<Judgement, String>,
+) -> String {
+    let t = at_state(&r.test, cmp.state_prop(row));
+    match judge(&t, lkmm) {
+        Ok(j) if j.forbidden_by.is_some() => litmus::report::explain(&t, &j),
+        Ok(_) => "no candidate execution of the C test reaches this state".into(),
+        Err(e) => format!("(could not judge: {e})"),
+    }
+}
+
+fn text(
+    r: &Report,
+    cols: &[Column],
+    cmp: &Comparison,
+    lkmm: &Loaded,
+    judge: &dyn Fn(&Test, &Loaded) -> Result<Judgement, String>,
+    a: &CheckArgs,
+) -> String {
+    let mut out = format!("Test {} ({})\n", r.test.name, r.file);
+    for (h, c) in r.hw.iter().zip(cols) {
+        if let Err(e) = h {
+            let _ = writeln!(out, "  {}: {e}", c.map.name);
+        }
+    }
+    let states: Vec<String> = (0..cmp.rows.len()).map(|k| cmp.state_text(k)).collect();
+    let w = states.iter().map(String::len).max().unwrap_or(5).max(5);
+    let _ = write!(out, "  {:w$}  lkmm", "state");
+    for c in &cmp.columns {
+        let _ = write!(out, "  {c}");
+    }
+    out.push('\n');
+    for (k, row) in cmp.rows.iter().enumerate() {
+        let yn = |b: bool| if b { "yes" } else { "-" };
+        let _ = write!(out, "  {:w$}  {:4}", states[k], yn(row.lkmm));
+        for (c, h) in cmp.columns.iter().zip(&row.hw) {
+            let _ = write!(out, "  {:width$}", yn(*h), width = c.len());
+        }
+        out.push('\n');
+    }
+    for (row, col) in cmp.unsound() {
+        let _ = writeln!(
+            out,
+            "  UNSOUND {}: {} reaches {}, which the LKMM forbids",
+            cmp.columns[col], cmp.columns[col], states[row]
+        );
+        for l in lkmm_reason(r, cmp, row, lkmm, judge).lines() {
+            let _ = writeln!(out, "    {l}");
+        }
+        if let Some(dir) = &a.graph
+            && let Some((comp, _)) =
+                r.hw.iter()
+                    .zip(cols)
+                    .filter_map(|(h, c)| h.as_ref().ok().map(|x| (x, c)))
+                    .find(|(_, c)| c.map.name == cmp.columns[col])
+                    .map(|(x, c)| (x.0.clone(), c))
+        {
+            let prop = compare::state_prop(
+                &cmp.shown.iter().map(|l| comp.rename(l)).collect::<Vec<_>>(),
+                &cmp.rows[row].values,
+            );
+            let ht = at_state(&comp.test, prop);
+            let model = &cols
+                .iter()
+                .find(|c| c.map.name == cmp.columns[col])
+                .expect("column")
+                .model;
+            if let Ok(j) = judge(&ht, model)
+                && let Some(dot) = litmus::report::graph(&ht, &j)
+            {
+                let p = dir.join(format!("{}.{}.unsound.dot", r.test.name, cmp.columns[col]));
+                let _ = std::fs::create_dir_all(dir);
+                if std::fs::write(&p, dot).is_ok() {
+                    let _ = writeln!(out, "    hardware execution: {}", p.display());
+                }
+            }
+        }
+    }
+    let weaker = cmp.lkmm_weaker();
+    if !weaker.is_empty() {
+        let _ = writeln!(
+            out,
+            "  LKMM weaker than every compiled form: {}",
+            weaker
+                .iter()
+                .map(|k| states[*k].clone())
+                .collect::<Vec<_>>()
+                .join("  ")
+        );
+    }
+    out.push('\n');
+    out
+}
+
+fn json_line(
+    r: &Report,
+    cols: &[Column],
+    cmp: &Comparison,
+    lkmm: &Loaded,
+    judge: &dyn Fn(&Test, &Loaded) -> Result<Judgement, String>,
+) -> String {
+    let columns: Vec<serde_json::Value> =
+        r.hw.iter()
+            .zip(cols)
+            .map(|(h, c)| match h {
+                Ok((_, j)) => json!({
+                    "mapping": c.map.name,
+                    "model": j.model,
+                    "observation": j.observation(),
+                    "loop": j.cut,
+                }),
+                Err(e) => json!({"mapping": c.map.name, "error": e}),
+            })
+            .collect();
+    let states: Vec<serde_json::Value> = cmp
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(k, row)| {
+            let hw: serde_json::Map<String, serde_json::Value> = cmp
+                .columns
+                .iter()
+                .zip(&row.hw)
+                .map(|(c, h)| (c.clone(), json!(h)))
+                .collect();
+            json!({"state": cmp.state_text(k), "lkmm": row.lkmm, "hw": hw})
+        })
+        .collect();
+    let unsound: Vec<serde_json::Value> = cmp
+        .unsound()
+        .into_iter()
+        .map(|(row, col)| {
+            json!({
+                "mapping": cmp.columns[col],
+                "state": cmp.state_text(row),
+                "lkmm_reason": lkmm_reason(r, cmp, row, lkmm, judge),
+            })
+        })
+        .collect();
+    let weaker: serde_json::Map<String, serde_json::Value> = (0..cmp.columns.len())
+        .map(|c| {
+            (
+                cmp.columns[c].clone(),
+                json!(
+                    cmp.weaker_than(c)
+                        .iter()
+                        .map(|k| cmp.state_text(*k))
+                        .collect::<Vec<_>>()
+                ),
+            )
+        })
+        .collect();
+    json!({
+        "file": r.file,
+        "test": r.test.name,
+        "lkmm": {"observation": r.lkmm.observation(), "loop": r.lkmm.cut},
+        "columns": columns,
+        "states": states,
+        "unsound": unsound,
+        "lkmm_weaker_than": weaker,
+        "lkmm_weaker_than_all": cmp.lkmm_weaker().iter().map(|k| cmp.state_text(*k)).collect::<Vec<_>>(),
+    })
+    .to_string()
+}

@@ -1,0 +1,104 @@
+//! What the compiler asks of an architecture besides the mapping table: register names,
+//! moves, arithmetic, compare-and-branch, jumps. One implementation per architecture
+//! (`ppc.rs`, `aarch64.rs`, `x86.rs`); every line is herd's syntax for that architecture,
+//! parsed back by our own parser before it is kept.
+
+use crate::litmus::ast::{Arch, BinOp};
+
+/// An operand the compiler holds: a register, an immediate, or a global's address that
+/// the architecture can use directly as a memory operand (X86's `[x]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Reg(String),
+    Imm(i64),
+    Sym(String),
+}
+
+/// A comparison, as branches test it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    pub fn from_binop(op: BinOp) -> Option<Cmp> {
+        Some(match op {
+            BinOp::Eq => Cmp::Eq,
+            BinOp::Ne => Cmp::Ne,
+            BinOp::Lt => Cmp::Lt,
+            BinOp::Le => Cmp::Le,
+            BinOp::Gt => Cmp::Gt,
+            BinOp::Ge => Cmp::Ge,
+            _ => return None,
+        })
+    }
+
+    pub fn negate(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            Cmp::Lt => Cmp::Ge,
+            Cmp::Ge => Cmp::Lt,
+            Cmp::Gt => Cmp::Le,
+            Cmp::Le => Cmp::Gt,
+        }
+    }
+
+    /// The same test with the operands swapped.
+    pub fn swap(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+}
+
+pub trait Target {
+    fn arch(&self) -> Arch;
+    /// Registers the compiler may allocate, in order.
+    fn registers(&self) -> &'static [&'static str];
+    /// Whether a thread's pointer parameter is used as a symbol (`[x]`) rather than a
+    /// register initialised with the address.
+    fn direct_globals(&self) -> bool;
+    /// A register's name in the condition and the init block (`X5` for `W5`).
+    fn state_name(&self, reg: &str) -> String {
+        reg.to_string()
+    }
+    /// A register's 32-bit name (`{r:w}` in a template): `W5` for `X5` on AArch64.
+    fn narrow(&self, reg: &str) -> String {
+        reg.to_string()
+    }
+    fn load_imm(&self, dst: &str, v: i64) -> Vec<String>;
+    fn mov(&self, dst: &str, src: &str) -> Vec<String>;
+    /// `dst = a op b`; `dst` differs from `b` when `b` is a register.
+    fn binop(&self, op: BinOp, dst: &str, a: &str, b: &Op) -> Result<Vec<String>, String>;
+    /// `dst = -a`, `dst = ~a`.
+    fn neg(&self, dst: &str, a: &str) -> Vec<String>;
+    /// Branch to `label` when `a cmp b`.
+    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Vec<String>;
+    fn jump(&self, label: &str) -> Vec<String>;
+    /// An operand's text in an instruction template.
+    fn operand(&self, op: &Op) -> String {
+        match op {
+            Op::Reg(r) | Op::Sym(r) => r.clone(),
+            Op::Imm(i) => i.to_string(),
+        }
+    }
+}
+
+pub fn for_arch(arch: Arch) -> Option<Box<dyn Target>> {
+    Some(match arch {
+        Arch::PPC => Box::new(super::ppc::Ppc),
+        Arch::AArch64 => Box::new(super::aarch64::AArch64),
+        Arch::X86 => Box::new(super::x86::X86),
+        _ => return None,
+    })
+}
