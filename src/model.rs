@@ -173,8 +173,8 @@ pub struct Loaded {
     pub macros: Option<Macros>,
     /// Architectures it covers; `None` for user files (trusted to know).
     pub arches: Option<Vec<Arch>>,
-    /// Every file it was loaded from, as found: the configuration, the model's own (see
-    /// [`Model::sources`]), then the macros; `<builtin>/NAME` for a shipped file.
+    /// Every file it was loaded from, as found: the configuration, the macros, then the
+    /// model's own (see [`Model::sources`]); `<builtin>/NAME` for a shipped file.
     pub files: Vec<String>,
     /// The options it was loaded from, for a model from files; `None` for a shipped one.
     pub request: Option<Request>,
@@ -380,7 +380,10 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, LoadError> {
         (None, true) => (Some(Macros::lkmm()), Some(BUILTIN_MACROS.to_string())),
         (None, false) => (None, None),
     };
-    let files = model.sources().map(str::to_string).chain(def).collect();
+    let files = def
+        .into_iter()
+        .chain(model.sources().map(str::to_string))
+        .collect();
     Ok(Loaded {
         label: s.name.to_string(),
         model,
@@ -477,7 +480,6 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
         0 if e.msg.starts_with("cannot find") => LoadError::NotFound("model file", e.file),
         _ => LoadError::Cat(e),
     })?;
-    files.extend(model.sources().map(str::to_string));
     let macros = match macros_name {
         Some(p) => {
             let (m, src) = read_macros(&p, &opts.include_dirs)?;
@@ -489,6 +491,7 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
             Macros::lkmm()
         }
     };
+    files.extend(model.sources().map(str::to_string));
     let label = Path::new(&opts.cat)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
