@@ -3,13 +3,13 @@
 //! the judge never knows which report will read it.
 
 use crate::budget::{Budget, Exhausted, Explored};
-use crate::litmus::ast::Test;
+use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
 use crate::outcome::{self, Judgement, Options};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Which models judge the tests, as the user named them.
@@ -18,6 +18,9 @@ pub enum Choice {
     ByArch,
     /// These models: one column each.
     Columns(Vec<Column>),
+    /// The file herd7 picks for the test's architecture (`ppc.cat`, ...), looked up on the
+    /// request's search path as herd7 looks it up; our model stands in when none is there.
+    Standard,
 }
 
 /// One model of [`Choice::Columns`].
@@ -48,6 +51,46 @@ pub struct Models {
     request: Request,
     shipped: BTreeMap<&'static str, OnceLock<Result<Loaded, String>>>,
     select: Option<Box<Select>>,
+    /// By position in [`Arch::ALL`].
+    standard: [OnceLock<Result<Loaded, String>>; Arch::ALL.len()],
+    /// herd's files loaded again with the variants a test declares (`Variant=vmsa`), by
+    /// architecture (for [`Choice::Standard`]) and those variants.
+    declared: Mutex<BTreeMap<DeclaredKey, Result<Arc<Loaded>, String>>>,
+}
+/// A test's architecture (for [`Choice::Standard`]) and the variants it declares.
+type DeclaredKey = (Option<&'static str>, Vec<String>);
+
+/// The model that judges one test: one of the batch's, or one loaded for the variants the
+/// test declares.
+pub enum ModelRef<'a> {
+    Batch(&'a Loaded),
+    Declared(Arc<Loaded>),
+}
+
+impl std::ops::Deref for ModelRef<'_> {
+    type Target = Loaded;
+    fn deref(&self) -> &Loaded {
+        match self {
+            ModelRef::Batch(m) => m,
+            ModelRef::Declared(m) => m,
+        }
+    }
+}
+
+/// The `-variant` tags a test declares in its `Variant=` line, which herd adds to the
+/// command line's for that test (only the tags herd knows).
+fn declared_variants(t: &Test) -> Vec<String> {
+    let mut v: Vec<String> = t
+        .info
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("Variant"))
+        .flat_map(|(_, v)| v.split([',', ' ']))
+        .map(|w| w.trim().to_string())
+        .filter(|w| !w.is_empty() && model::herd_variant(w))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 impl Models {
@@ -64,11 +107,13 @@ impl Models {
             request: request.clone(),
             shipped,
             select: None,
+            standard: Default::default(),
+            declared: Mutex::default(),
         };
         if let Choice::Columns(cs) = &models.choice {
             for c in cs {
                 if let Column::Shipped(n) = c {
-                    models.shipped(n)?;
+                    models.shipped(n).map_err(|e| format!("error: {e}"))?;
                 }
             }
         }
@@ -85,11 +130,59 @@ impl Models {
     fn shipped(&self, name: &'static str) -> Result<&Loaded, String> {
         self.shipped[name]
             .get_or_init(|| {
-                model::load_shipped(name, &self.request)
-                    .map_err(|e| format!("error: model {name}: {e}"))
+                model::load_shipped(name, &self.request).map_err(|e| format!("model {name}: {e}"))
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    fn standard(&self, arch: Arch) -> Result<&Loaded, String> {
+        let k = Arch::ALL.iter().position(|&a| a == arch).unwrap_or(0);
+        self.standard[k]
+            .get_or_init(|| {
+                match model::load_files(&model::standard_request(arch, &self.request)) {
+                    Ok(Some(m)) => Ok(m),
+                    Ok(None) => Err(format!("no standard model for {}", arch.name())),
+                    Err(e) => Err(e.to_string()),
+                }
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The model a test of `arch` gets when the choice is [`Choice::Standard`] (loaded now
+    /// if it was not yet), to say which files it was made from.
+    pub fn standard_for(&self, arch: Arch) -> Result<&Loaded, String> {
+        self.standard(arch)
+    }
+
+    /// Every model loaded so far (a lazily loaded one once a test needed it).
+    pub fn loaded(&self) -> Vec<&Loaded> {
+        let lazy = self
+            .shipped
+            .values()
+            .chain(self.standard.iter())
+            .filter_map(|c| c.get().and_then(|r| r.as_ref().ok()));
+        let files = match &self.choice {
+            Choice::Columns(cs) => cs
+                .iter()
+                .filter_map(|c| match c {
+                    Column::Files(m) => Some(m.as_ref()),
+                    Column::Shipped(_) => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        files.into_iter().chain(lazy).collect()
+    }
+
+    pub fn choice(&self) -> &Choice {
+        &self.choice
+    }
+
+    /// The model that judges `t` in the first column (the only one but in a table).
+    pub fn model_for(&self, t: &Test) -> Result<ModelRef<'_>, String> {
+        self.get(0, t)
     }
 
     /// The columns of a table: one per model named, else one.
@@ -102,23 +195,71 @@ impl Models {
                     Column::Files(m) => m.label.clone(),
                 })
                 .collect(),
-            Choice::ByArch => vec!["default".into()],
+            Choice::ByArch | Choice::Standard => vec!["default".into()],
         }
     }
 
     /// The model of `column` for `t`, or why it could not be loaded.
-    pub fn get(&self, column: usize, t: &Test) -> Result<&Loaded, String> {
+    pub fn get(&self, column: usize, t: &Test) -> Result<ModelRef<'_>, String> {
         match &self.choice {
             Choice::Columns(cs) => match &cs[column] {
-                Column::Shipped(n) => self.shipped(n),
-                Column::Files(m) => Ok(m.as_ref()),
+                Column::Shipped(n) => self.shipped(n).map(ModelRef::Batch),
+                Column::Files(m) => self.with_declared(t, Ok(m.as_ref()), None),
             },
-            Choice::ByArch => self.shipped(model::default_for(t.arch)),
+            Choice::ByArch => self
+                .shipped(model::default_for(t.arch))
+                .map(ModelRef::Batch),
+            Choice::Standard => self.with_declared(t, self.standard(t.arch), Some(t.arch)),
         }
     }
 
+    /// herd's model files for `t`: `m`, or, when the test declares variants the command
+    /// line did not give, the same files loaded with those too (once per set of variants).
+    /// Our shipped models read a test's `Variant=` themselves.
+    fn with_declared<'a>(
+        &'a self,
+        t: &Test,
+        m: Result<&'a Loaded, String>,
+        arch: Option<Arch>,
+    ) -> Result<ModelRef<'a>, String> {
+        let m = m?;
+        let given: Vec<String> = self
+            .request
+            .variants
+            .iter()
+            .flat_map(|v| v.split(','))
+            .map(|v| v.trim().to_ascii_lowercase())
+            .collect();
+        let extra: Vec<String> = declared_variants(t)
+            .into_iter()
+            .filter(|v| !given.contains(&v.to_ascii_lowercase()))
+            .collect();
+        if extra.is_empty() {
+            return Ok(ModelRef::Batch(m));
+        }
+        let mut cache = self.declared.lock().unwrap_or_else(|e| e.into_inner());
+        let loaded = cache
+            .entry((arch.map(Arch::name), extra.clone()))
+            .or_insert_with(|| {
+                let mut r = match arch {
+                    Some(a) => model::standard_request(a, &self.request),
+                    None => self.request.clone(),
+                };
+                r.variants.extend(extra);
+                match model::load_files(&r) {
+                    Ok(Some(mut l)) => {
+                        l.model_arch = m.model_arch.clone();
+                        Ok(Arc::new(l))
+                    }
+                    Ok(None) => Err("no model file".into()),
+                    Err(e) => Err(e.to_string()),
+                }
+            });
+        loaded.clone().map(ModelRef::Declared)
+    }
+
     /// The columns that judge `t` (of `file`), each with its model.
-    fn for_test(&self, file: &Path, t: &Test) -> Vec<(usize, Result<&Loaded, String>)> {
+    fn for_test(&self, file: &Path, t: &Test) -> Vec<(usize, Result<ModelRef<'_>, String>)> {
         (0..self.columns().len())
             .filter(|&k| self.select.as_ref().is_none_or(|s| s(file, t, k)))
             .map(|k| (k, self.get(k, t)))
@@ -195,7 +336,7 @@ pub fn run(
                                     Some(a) if several && !a.contains(&t.arch) => {
                                         Status::NotApplicable
                                     }
-                                    _ => judge_one(&t, m, settings),
+                                    _ => judge_one(&t, &m, settings),
                                 },
                             ),
                         };

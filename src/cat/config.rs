@@ -1,4 +1,4 @@
-//! herd `.cfg` files and the search for model files.
+//! herd `.cfg` files and the search for model files (herd's order, then the shipped files).
 
 use super::{CatError, ModelOptions, library};
 use std::path::{Path, PathBuf};
@@ -34,53 +34,80 @@ impl Source {
     }
 }
 
-/// Looks for `name` in `first` (the including file's directory), then the include
-/// directories, then as given (from the current folder, as herd7 does), then the shipped
-/// files. An absolute path is taken as it is.
+/// Looks for `name` as herd7 does (its `lib/myLib.ml`): a path that starts at a folder of
+/// its own (`/x.cat`, `./x.cat`, `../x.cat`) is taken as given; any other name is looked
+/// for in each of `dirs` in turn (the caller lists herd's order there: `.`, the `-I`
+/// folders, `$HERDLIB`, the library folder), then in `first` (the including file's
+/// folder: where herd would fall back on its installed library, we find the files that
+/// came with the model), then among the shipped files, by their own name or by the herd
+/// file name they stand in for (`ppc.cat` is our `power.cat`; see [`library::stand_in`]).
 pub fn find(name: &str, first: Option<&Path>, dirs: &[PathBuf]) -> Option<Source> {
-    let p = Path::new(name);
-    if p.is_absolute() {
-        return p.is_file().then(|| Source::Disk(p.to_path_buf()));
+    if !is_implicit(name) {
+        let p = Path::new(name);
+        // Whatever is there is read, and refused then if it is no regular file.
+        return p.exists().then(|| Source::Disk(p.to_path_buf()));
     }
-    let candidates = first
-        .into_iter()
-        .map(Path::to_path_buf)
-        .chain(dirs.iter().cloned());
-    for d in candidates {
+    for d in dirs.iter().map(PathBuf::as_path).chain(first) {
         let q = d.join(name);
         if q.is_file() {
             return Some(Source::Disk(q));
         }
     }
-    if p.is_file() {
-        return Some(Source::Disk(p.to_path_buf()));
-    }
-    library::get(name).map(|(n, s)| Source::Embedded(n, s))
+    library::get(name)
+        .or_else(|| library::stand_in(name))
+        .map(|(n, s)| Source::Embedded(n, s))
+}
+
+/// OCaml's `Filename.is_implicit`: the name neither is absolute nor starts with `./` or
+/// `../`, so herd searches its path for it.
+pub fn is_implicit(name: &str) -> bool {
+    let p = Path::new(name);
+    !(p.is_absolute() || name.starts_with("./") || name.starts_with("../") || name == ".")
 }
 
 /// Reads a herd `.cfg` file: the model options and the C macros file, if any.
 /// Options herd uses for graphs and printing are ignored.
 pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError> {
-    let text = crate::source::read_text(path).map_err(|e| {
-        let (line, col) = match &e {
-            crate::source::SourceError::NotUtf8 { line, col, .. } => (*line, *col),
-            _ => (0, 0),
-        };
-        CatError {
-            file: path.display().to_string(),
-            line,
-            col,
-            msg: e.to_string(),
+    read_cfg(&Source::Disk(path.to_path_buf()))
+}
+
+/// [`load_cfg`] for a configuration found anywhere (a shipped one stands in for herd's
+/// `linux-kernel.cfg`). The names it gives are looked up later, on the search path; the
+/// folder of a configuration on disk (and a catalogue's `../cats` next to it) comes
+/// after that path, where herd would find nothing.
+pub fn read_cfg(src: &Source) -> Result<(ModelOptions, Option<String>), CatError> {
+    let name = src.display();
+    let text = match src {
+        Source::Disk(path) => crate::source::read_text(path).map_err(|e| {
+            let (line, col) = match &e {
+                crate::source::SourceError::NotUtf8 { line, col, .. } => (*line, *col),
+                _ => (0, 0),
+            };
+            CatError {
+                file: name.clone(),
+                line,
+                col,
+                msg: e.to_string(),
+                fatal: None,
+            }
+        }),
+        _ => src.read().map_err(|e| CatError {
+            file: name.clone(),
+            line: 0,
+            col: 0,
+            msg: e,
             fatal: None,
-        }
-    })?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        }),
+    }?;
+    let dir = src.dir().unwrap_or_default();
     let mut opts = ModelOptions::default();
-    opts.include_dirs.push(dir.clone());
-    // The catalogue keeps cfgs/ next to cats/.
-    let cats = dir.join("../cats");
-    if cats.is_dir() {
-        opts.include_dirs.push(cats);
+    if src.dir().is_some() {
+        opts.include_dirs.push(dir.clone());
+        // The catalogue keeps cfgs/ next to cats/.
+        let cats = dir.join("../cats");
+        if cats.is_dir() {
+            opts.include_dirs.push(cats);
+        }
     }
     let mut macros = None;
     for (i, line) in text.lines().enumerate() {
@@ -88,13 +115,16 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let (key, val) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let val = val.trim().to_string();
+        // `key value` or `key = value`.
+        let (key, val) = line
+            .split_once(|c: char| c.is_whitespace() || c == '=')
+            .unwrap_or((line, ""));
+        let val = val.trim().trim_start_matches('=').trim().to_string();
         let key = key.trim_start_matches('-');
         let need = |v: &str| {
             if v.is_empty() {
                 Err(CatError {
-                    file: path.display().to_string(),
+                    file: name.clone(),
                     line: i as u32 + 1,
                     col: 1,
                     msg: format!("option {key} expects a value"),
@@ -122,7 +152,7 @@ pub fn load_cfg(path: &Path) -> Result<(ModelOptions, Option<String>), CatError>
                 opts.variants
                     .extend(val.split(',').map(|v| v.trim().to_string()));
             }
-            "catpath" | "libdir" | "I" | "set-libdir" => {
+            "catpath" | "libdir" | "I" | "include" | "set-libdir" => {
                 need(&val)?;
                 for d in val.split(':') {
                     let p = PathBuf::from(d);

@@ -21,7 +21,7 @@ mod tally;
 mod tests;
 mod value;
 
-pub use config::load_cfg;
+pub use config::{load_cfg, read_cfg};
 
 use crate::budget::{Budget, Exhausted};
 use crate::rel::{Rel, Set};
@@ -208,6 +208,47 @@ pub struct ModelOptions {
     pub bell: Option<String>,
     pub variants: Vec<String>,
     pub include_dirs: Vec<PathBuf>,
+    /// Checks that pass without being evaluated (herd's `-skipchecks`, `-through`).
+    pub skip: SkipChecks,
+}
+
+/// Which of a model's checks (`acyclic`/`irreflexive`/`empty` that reject executions; not
+/// flags or `undefined_unless`) are dropped when it is loaded, as herd's `-skipchecks
+/// NAME,...` (checks named `as NAME`) and `-through all|invalid` (every check) drop them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SkipChecks {
+    pub names: Vec<String>,
+    pub all: bool,
+}
+
+impl SkipChecks {
+    fn skips(&self, t: &ast::Test, ty: ast::TestType) -> bool {
+        ty == ast::TestType::Check
+            && (self.all || t.name.as_ref().is_some_and(|n| self.names.contains(n)))
+    }
+
+    /// Drops the skipped checks of `body` (in place: a dropped check becomes a no-op).
+    fn apply(&self, body: &mut [Ins]) {
+        for i in body {
+            match i {
+                Ins::Test(t, ty) if self.skips(t, *ty) => *i = Ins::Events(t.pos),
+                Ins::IfVariant(_, _, a, b) => {
+                    self.apply(a);
+                    self.apply(b);
+                }
+                Ins::Procedure(_, _, _, b, _) | Ins::Forall(_, _, _, b) => self.apply(b),
+                Ins::Match(_, _, cls, d) => {
+                    for (_, b) in cls {
+                        self.apply(b);
+                    }
+                    if let Some(b) = d {
+                        self.apply(b);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A loaded model, ready to run on candidates: every file it uses is parsed once, here.
@@ -433,6 +474,11 @@ impl Model {
         m.order.push(c);
         if let Some(t) = &m.files[c].prog.title {
             m.name = t.clone();
+        }
+        if opts.skip != SkipChecks::default() {
+            for f in &mut m.files {
+                opts.skip.apply(&mut f.prog.body);
+            }
         }
         m.analyse();
         Ok(m)

@@ -130,6 +130,7 @@ fn model_res(src: &str, variants: &[&str]) -> Result<Model, CatError> {
         bell: None,
         variants: variants.iter().map(|v| v.to_string()).collect(),
         include_dirs: vec![dir.clone()],
+        ..Default::default()
     };
     // The model is loaded here, once: the folder is not needed afterwards.
     let m = Model::from_source(src, &opts);

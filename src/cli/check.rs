@@ -26,7 +26,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let choice = match super::choice(&a.m) {
         Ok(c) => c,
         Err(e) => {
-            say!("{e}");
+            say!("error: {e}");
             return 2;
         }
     };
@@ -41,7 +41,7 @@ pub fn run(a: &CheckArgs) -> i32 {
 
     let mut options = Options {
         unroll: a.unroll,
-        speedcheck: a.speedcheck,
+        speedcheck: super::speed(&a.speedcheck),
         ..Options::default()
     };
     if a.no_bound {
@@ -72,6 +72,13 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    if a.verbose {
+        for m in models.loaded() {
+            for s in &m.files {
+                say!("model {}: {s}", m.label);
+            }
+        }
+    }
 
     // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
     let mut status = if problems { 2 } else { 0 };
@@ -99,9 +106,14 @@ pub fn run(a: &CheckArgs) -> i32 {
                         a.unroll
                     );
                 }
-                if let (Some(dir), Some(t)) = (&a.graph, &r.test)
-                    && let Err(e) = write_graph(dir, t, j, a.svg)
-                {
+                let drawn = match (&a.show, &a.graph, &r.test) {
+                    (Some(show), Some(dir), Some(t)) => models
+                        .model_for(t)
+                        .and_then(|m| super::herd::write_shown(dir, &r.file, t, &m, show, a.nshow)),
+                    (None, Some(dir), Some(t)) => write_graph(dir, t, j, a.svg),
+                    _ => Ok(()),
+                };
+                if let Err(e) = drawn {
                     say!("error: {}: {e}", r.file.display());
                     status = 2;
                 }
@@ -118,6 +130,31 @@ pub fn run(a: &CheckArgs) -> i32 {
         status = 3;
     }
     let mut out = String::new();
+    if a.judge {
+        let rows: Vec<report::judge::Row> = records
+            .iter()
+            .filter(|r| !matches!(r.status, Status::NotApplicable))
+            .map(|r| report::judge::Row {
+                file: r.file.display().to_string(),
+                expected: litmus::litmus::read_source(&r.file)
+                    .ok()
+                    .and_then(|src| litmus::litmus::expect::expectation(&src)),
+                judged: match &r.status {
+                    Status::Judged(j) => Ok(j.as_ref()),
+                    Status::Undetermined(x, _) => Err(format!("undetermined, {x}")),
+                    Status::Error(_) | Status::NotApplicable => {
+                        Err("not judged (see above)".into())
+                    }
+                },
+            })
+            .collect();
+        let (text, mismatch) = report::judge::render(&rows);
+        if let Err(e) = super::write_stdout(&text) {
+            say!("error: cannot write the output: {e}");
+            return 2;
+        }
+        return if status == 0 && mismatch { 1 } else { status };
+    }
     match format {
         "herd" => {
             for r in &records {

@@ -77,7 +77,7 @@ fn explore(a: &ExploreArgs) -> Result<(), String> {
 /// The model the test is judged under, as `check` picks it.
 fn load_model(a: &ExploreArgs, test: &Test) -> Result<Loaded, String> {
     let req = a.m.request();
-    if let Some(m) = models::load_files(&req)? {
+    if let Some(m) = models::load_files(&req).map_err(|e| format!("error: {e}"))? {
         return Ok(m);
     }
     let name = match &a.m.model {

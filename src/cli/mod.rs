@@ -13,6 +13,7 @@ mod compile;
 mod diag;
 mod diff;
 mod explore;
+mod herd;
 mod snapshot;
 mod values;
 
@@ -43,15 +44,23 @@ enum Cmd {
     Explore(Box<explore::ExploreArgs>),
     /// Time batches and hard tests, with throughput and herd7 comparisons.
     Bench(bench::BenchArgs),
+    /// herd7's command line, whole (also what `litmus` does when run as `herd7`, or given
+    /// herd7's options without a subcommand): see `litmus herd7 -help`.
+    #[command(name = "herd7")]
+    Herd7 {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Compile C tests to PPC, AArch64 or X86 through a mapping of the kernel's primitives.
     Compile(compile::CompileArgs),
     /// Snapshot tests of expected outcomes: record each test's outcome per model beside it,
     /// check that a new run (or an edited model) gives the same, review the changes.
-    Snapshot(snapshot::SnapshotArgs),
+    Snapshot(Box<snapshot::SnapshotArgs>),
     /// What one model allows that another forbids, test by test, and the axiom that forbids
     /// it (`--model A --model B PATHS`); or how two herd-format logs differ (`LOG1 LOG2`).
     Diff(Box<diff::DiffArgs>),
-    /// Parse tests and print them back in canonical herd syntax.
+    /// Parse tests and print them back in canonical herd syntax (with their header
+    /// comments).
     Parse {
         /// Litmus files, or folders searched for `*.litmus`.
         #[arg(required = true)]
@@ -82,9 +91,21 @@ pub struct ModelArgs {
     /// Model variants (herd7's `-variant`), comma-separated.
     #[arg(long)]
     pub variant: Vec<String>,
-    /// Folders searched for included cat files.
+    /// Folders searched for model files, after the current folder and before `$HERDLIB`
+    /// and the library folder (herd7's `-I`).
     #[arg(short = 'I', long = "include")]
     pub include: Vec<PathBuf>,
+    /// herd's library folder (herd7's `-set-libdir`): its files come before the shipped
+    /// models standing in for herd's standard names (`ppc.cat`, `aarch64.cat`, ...).
+    #[arg(long = "set-libdir", value_name = "DIR")]
+    pub libdir: Option<PathBuf>,
+    /// Checks that pass without being evaluated (herd7's `-skipchecks`), comma-separated.
+    #[arg(long = "skipchecks", value_name = "NAME,...")]
+    pub skipchecks: Vec<String>,
+    /// What herd7's `-through` lets through besides valid executions: none, invalid, all
+    /// (invalid and all: every check passes).
+    #[arg(long, value_parser = ["none", "invalid", "all"], default_value = "none")]
+    pub through: String,
 }
 
 impl ModelArgs {
@@ -96,8 +117,27 @@ impl ModelArgs {
             macros: self.macros.clone(),
             variants: self.variant.clone(),
             include: self.include.clone(),
+            herdlib: herdlib(),
+            libdir: self.libdir.clone(),
+            skip: litmus::cat::SkipChecks {
+                names: self
+                    .skipchecks
+                    .iter()
+                    .flat_map(|s| s.split(','))
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+                all: self.through != "none",
+            },
         }
     }
+}
+
+/// `$HERDLIB`, where herd7 looks for its files after the `-I` folders.
+pub fn herdlib() -> Option<PathBuf> {
+    std::env::var_os("HERDLIB")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 #[derive(Args, Clone, Debug, PartialEq)]
@@ -123,9 +163,12 @@ pub struct CheckArgs {
     /// machine's); a test that reaches it is reported as undetermined.
     #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
     pub max_memory: Option<u64>,
-    /// Stop at the first execution that settles the condition.
-    #[arg(long)]
-    pub speedcheck: bool,
+    /// herd7's `-speedcheck`: `true` counts only the executions that settle the condition,
+    /// `fast` stops at the first of them (`--speedcheck` alone: `true`).
+    #[arg(long, value_name = "false|true|fast", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value = "false",
+          value_parser = ["false", "true", "fast"])]
+    pub speedcheck: String,
     /// Judge every candidate on its own, never a whole subtree of them at once by a bound
     /// of the model, nor leave out those below a partial rf that already fails a check,
     /// nor count renamings of symmetric threads' executions without judging them, nor
@@ -143,6 +186,21 @@ pub struct CheckArgs {
     /// With --graph, also render SVG with Graphviz's `dot`.
     #[arg(long)]
     pub svg: bool,
+    /// With --graph, draw the executions herd7's `-show` selects instead (prop, neg, cond,
+    /// wit, all), at most --nshow of them, into `DIR/FILE.dot` as herd7 does with `-o DIR`.
+    #[arg(long, value_parser = ["prop", "neg", "cond", "wit", "all", "none"])]
+    pub show: Option<String>,
+    /// With --show: at most this many executions (herd7's `-nshow`).
+    #[arg(long)]
+    pub nshow: Option<usize>,
+    /// Compare each test's answer with its `Result:` comment (Never, Sometimes, Always,
+    /// Maybe, DEADLOCK, with DATARACE) as the kernel's `judgelitmus.sh` does: one line per
+    /// test and a summary instead of herd7's blocks; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub judge: bool,
+    /// Say which files each model was made from (herd7's `-v`).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
     /// Also compile each C test to every hardware model asked for (power, armv8, x86tso,
     /// with each of its architecture's mappings) and compare final states with the LKMM's:
     /// states a hardware reaches and the LKMM forbids are unsound mappings (exit status 1).
@@ -153,19 +211,71 @@ pub struct CheckArgs {
     pub mapping: Vec<String>,
 }
 
-/// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ...
+/// herd7's `-speedcheck` tag.
+pub fn speed(tag: &str) -> litmus::outcome::Speed {
+    match tag {
+        "true" => litmus::outcome::Speed::True,
+        "fast" => litmus::outcome::Speed::Fast,
+        _ => litmus::outcome::Speed::False,
+    }
+}
+
+/// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ... under `check`.
 fn herd_style(args: Vec<OsString>) -> Vec<OsString> {
-    args.into_iter()
-        .map(|a| match a.to_str() {
-            Some("-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-speedcheck") => {
-                let mut dashed = OsString::from("-");
-                dashed.push(&a);
-                dashed
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.into_iter().peekable();
+    while let Some(a) = it.next() {
+        let Some(s) = a.to_str() else {
+            out.push(a);
+            continue;
+        };
+        match s {
+            "-conf" | "-bell" | "-macros" | "-variant" | "-unroll" | "-set-libdir"
+            | "-skipchecks" | "-through" | "-show" | "-nshow" | "-timeout" => {
+                out.push(format!("-{s}").into())
             }
-            Some("-model" | "-cat") => "--cat".into(),
-            _ => a,
-        })
-        .collect()
+            "-skipcheck" => out.push("--skipchecks".into()),
+            "-model" | "-cat" => out.push("--cat".into()),
+            "-o" => out.push("--graph".into()),
+            // `-speedcheck true`: the tag is the option's value, not a test.
+            "-speedcheck" | "--speedcheck" => match it.peek().and_then(|t| t.to_str()) {
+                Some(t @ ("false" | "true" | "fast")) => {
+                    out.push(format!("--speedcheck={t}").into());
+                    it.next();
+                }
+                _ => out.push("--speedcheck".into()),
+            },
+            _ => out.push(a),
+        }
+    }
+    out
+}
+
+/// herd7's command line when `litmus` runs as `herd7` (a link of that name), as
+/// `litmus herd7 ...`, or with herd7's options or a test and no subcommand
+/// (`litmus -conf linux-kernel.cfg X.litmus`): the program's name and herd7's arguments
+/// (herd7 reads them as text: a name that is not UTF-8 is taken lossily).
+fn herd_invocation(args: &[OsString]) -> Option<(String, Vec<String>)> {
+    let text = |a: &OsString| a.to_string_lossy().into_owned();
+    let prog = args.first()?;
+    let rest = |from: usize| args[from..].iter().map(text).collect();
+    let invoked = std::path::Path::new(prog)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if invoked.starts_with("herd7") {
+        return Some((text(prog), rest(1)));
+    }
+    let first = args.get(1)?.to_str()?;
+    if first == "herd7" {
+        return Some(("herd7".into(), rest(2)));
+    }
+    let ours = ["-h", "--help", "-V", "--version"];
+    let herd_shaped =
+        (first.starts_with('-') && !first.starts_with("--") && !ours.contains(&first))
+            || first.ends_with(".litmus")
+            || first.starts_with('@');
+    herd_shaped.then(|| (text(prog), rest(1)))
 }
 
 /// Whether a message to stderr could not be written (a closed stream, a full disk).
@@ -190,6 +300,9 @@ pub fn main(args: Vec<OsString>) -> i32 {
 }
 
 fn dispatch(args: Vec<OsString>) -> i32 {
+    if let Some((prog, rest)) = herd_invocation(&args) {
+        return herd::main(&prog, &rest);
+    }
     let cli = match Cli::try_parse_from(herd_style(args)) {
         Ok(c) => c,
         Err(e) => {
@@ -203,6 +316,7 @@ fn dispatch(args: Vec<OsString>) -> i32 {
         Cmd::Check(a) => check::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Explore(a) => explore::run(&a),
+        Cmd::Herd7 { args } => herd::main("herd7", &args),
         Cmd::Compile(a) => compile::run(&a),
         Cmd::Snapshot(a) => snapshot::run(&a),
         Cmd::Diff(a) => diff::run(&a),
@@ -270,7 +384,7 @@ pub fn batch(paths: &[PathBuf], jobs: Option<usize>) -> Option<Batch> {
 /// `.cat` and `.cfg` files) or `all`, else each test's architecture picks.
 pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
     let request = m.request();
-    if let Some(loaded) = model::load_files(&request)? {
+    if let Some(loaded) = model::load_files(&request).map_err(|e| format!("error: {e}"))? {
         return Ok(Choice::files(loaded));
     }
     match &m.model {

@@ -182,7 +182,7 @@ fn names_models(m: &ModelArgs) -> bool {
 /// A shipped model named by its name only: variants would make it another model.
 fn shipped_variants(m: &ModelArgs, choice: &Choice) -> Result<(), String> {
     let shipped = match choice {
-        Choice::ByArch => true,
+        Choice::ByArch | Choice::Standard => true,
         Choice::Columns(cs) => cs.iter().any(|c| matches!(c, Column::Shipped(_))),
     };
     if shipped && !m.variant.is_empty() {
@@ -269,7 +269,7 @@ fn record(a: &RecordArgs) -> i32 {
         let m = models
             .get(r.column, t)
             .expect("a judged record's model is loaded");
-        let id = match snap::model_id(m, &folder) {
+        let id = match snap::model_id(&m, &folder) {
             Ok(id) => id,
             Err(e) => {
                 say!("{e}");
@@ -384,13 +384,14 @@ fn snapshot_models(
                     match requests.iter().find(|(q, _)| *q == r) {
                         Some((_, k)) => *k,
                         None => {
-                            let loaded = Spec::Files(r.clone()).load(base).map_err(|e| {
-                                format!(
-                                    "{e}\n  (model {} of {})",
-                                    m.key,
-                                    folder.join(snap::FILE).display()
-                                )
-                            })?;
+                            let loaded =
+                                Spec::Files(Box::new(r.clone())).load(base).map_err(|e| {
+                                    format!(
+                                        "{e}\n  (model {} of {})",
+                                        m.key,
+                                        folder.join(snap::FILE).display()
+                                    )
+                                })?;
                             columns.push(Column::Files(Box::new(loaded)));
                             requests.push((r, columns.len() - 1));
                             columns.len() - 1
@@ -525,7 +526,7 @@ fn check(a: &CheckArgs) -> i32 {
             if let Some(t) = &r.test
                 && let Ok(m) = models.get(r.column, t)
             {
-                seen.insert((folder_of(&r.file), file_name(&r.file), snap::key(m)));
+                seen.insert((folder_of(&r.file), file_name(&r.file), snap::key(&m)));
             }
             continue;
         }
@@ -534,12 +535,12 @@ fn check(a: &CheckArgs) -> i32 {
         let m = models
             .get(r.column, t)
             .expect("a judged record's model is loaded");
-        let key = snap::key(m);
+        let key = snap::key(&m);
         let f = folders
             .get_mut(&folder)
             .expect("every test's folder is read");
         if !f.ids.contains_key(&key) {
-            match snap::model_id(m, &folder) {
+            match snap::model_id(&m, &folder) {
                 Ok(id) => {
                     f.ids.insert(key.clone(), id);
                 }

@@ -172,6 +172,7 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             name: test.name.clone(),
             doc: test.doc.clone(),
             info: test.info.clone(),
+            comments: Vec::new(),
             init: Vec::new(),
             threads,
             locations: Vec::new(),
@@ -196,15 +197,14 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
     out.test.locations = test.locations.iter().map(|l| out.rename(l)).collect();
     out.test.filter = test.filter.as_ref().map(|f| rename_prop(f, &out));
     out.test.condition.prop = rename_prop(&test.condition.prop, &out);
-    out.text = print_with_header(&out, map);
+    // The comment goes just before the init block, after the header's info lines, where
+    // the printer puts a test's comments.
+    out.test.comments = vec![header_comment(&out, map)];
+    out.text = crate::litmus::print(&out.test);
     Ok(out)
 }
 
-fn print_with_header(c: &Compiled, map: &Mapping) -> String {
-    // The comment goes just before the init block, after the header's info lines.
-    let printed = crate::litmus::print(&c.test);
-    let at = printed.find("\n{\n").map(|k| k + 1).unwrap_or(0);
-    let (first, rest) = printed.split_at(at);
+fn header_comment(c: &Compiled, map: &Mapping) -> String {
     // herd lexes comments as OCaml does (a `"` would open a string inside one), and
     // finds the init block by its braces even inside a comment.
     let clean = |s: &str| {
@@ -226,8 +226,8 @@ fn print_with_header(c: &Compiled, map: &Mapping) -> String {
     for (n, cite) in &c.used {
         h.push_str(&format!(" *   {n}: {}\n", clean(cite)));
     }
-    h.push_str(" *)\n");
-    format!("{first}{h}{rest}")
+    h.push_str(" *)");
+    h
 }
 
 fn prop_locs(p: &Prop, f: &mut impl FnMut(&LocRef)) {

@@ -743,6 +743,16 @@ fn base_primitives(
         (0..n).filter(|&i| events[i].tags.iter().any(|t| t == "Imp")),
     );
     sets.insert("Exp".into(), m.diff(&imp));
+    let herds = [
+        ("NExp", m.inter(&imp)),
+        ("EXEC", m.clone()),
+        ("I", Set::from_iter(n, 0..nloc)),
+        ("C", of(Kind::Branch)),
+        (
+            "no-loc",
+            Set::from_iter(n, (0..n).filter(|&i| events[i].loc.is_none())),
+        ),
+    ];
     sets.insert("M".into(), m);
     sets.insert("R".into(), r);
     sets.insert("W".into(), w);
@@ -764,6 +774,18 @@ fn base_primitives(
                 .or_insert_with(|| Set::empty(n))
                 .insert(i);
         }
+    }
+    // What herd's model checker (herd/machModelChecker.ml, 7.56 to the newest) defines and
+    // the semantics leave out: accesses not explicit (`NExp`), not speculated (`EXEC`: we
+    // speculate nothing), herd 7.56's `I` (initial writes) and `C` (commits), events with
+    // no location. A tag of the same name wins, as herd's architecture sets do.
+    for (name, set) in herds {
+        sets.entry(name.into()).or_insert(set);
+    }
+    // Data ports: `NDATA` holds every other event.
+    if let Some(data) = sets.get("DATA") {
+        let ndata = Set::full(n).diff(data);
+        sets.insert("NDATA".into(), ndata);
     }
 
     let mut rels: NameMap<Rel> = NameMap::default();
@@ -803,6 +825,29 @@ fn base_primitives(
                 .or_insert_with(|| Rel::empty(n))
                 .insert(offsets[t] + a as usize, offsets[t] + b as usize);
         }
+    }
+    // herd's `amo`: the read and write of one atomic instruction, the pairs of `rmw`
+    // within one instruction instance (its `po_eq`); the rest of `rmw` is herd 7.58's
+    // `lxsx`. (Newer herds define both in their stdlib.cat, which then wins.)
+    let amo = rels["rmw"].inter(&rels["same-instance"]);
+    rels.insert("amo".into(), amo);
+    // herd's `rf-reg`: each register read from the register write it reads, the latest
+    // one before it in program order (older models, as herd 7.58's aarch64deps.cat, build
+    // their dependencies on it; newer ones compute it themselves).
+    if let (Some(rr), Some(wr)) = (sets.get("Rreg"), sets.get("Wreg")) {
+        let same = &rels["loc"];
+        let mut rf_reg = Rel::empty(n);
+        for r in rr.iter() {
+            let source = wr
+                .iter()
+                .filter(|&w| same.contains(w, r) && events[w].proc == events[r].proc)
+                .filter(|&w| instr[w] < instr[r])
+                .max_by_key(|&w| (instr[w], w));
+            if let Some(w) = source {
+                rf_reg.insert(w, r);
+            }
+        }
+        rels.insert("rf-reg".into(), rf_reg);
     }
     (sets, rels)
 }

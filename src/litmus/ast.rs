@@ -29,6 +29,9 @@ pub enum Arch {
 }
 
 impl Arch {
+    /// Every architecture, in declaration order.
+    pub const ALL: [Arch; 5] = [Arch::C, Arch::X86, Arch::X86_64, Arch::AArch64, Arch::PPC];
+
     /// The test's first word, as herd spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -60,6 +63,9 @@ pub struct Test {
     pub doc: Option<String>,
     /// `Key=Value` header lines (Cycle=, Relax=, ...), in order.
     pub info: Vec<(String, String)>,
+    /// The `(* ... *)` comments of the header (before the initial state), as written:
+    /// where the kernel's tests keep their `Result:` line.
+    pub comments: Vec<String>,
     pub init: Vec<InitEntry>,
     pub threads: Vec<Thread>,
     /// `locations [x; 0:r1;]`: extra locations shown in every final state.

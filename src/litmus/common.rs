@@ -21,6 +21,7 @@ pub(crate) struct Header {
     pub name: String,
     pub doc: Option<String>,
     pub info: Vec<(String, String)>,
+    pub comments: Vec<String>,
 }
 
 fn is_test_name_char(c: char) -> bool {
@@ -60,8 +61,9 @@ pub(crate) fn header(i: In) -> PResult<Header> {
     ))(r)?;
     let (mut i, _) = opt(char(';'))(r)?;
     let mut info = Vec::new();
+    let mut comments = Vec::new();
     loop {
-        let (r, _) = ws(i)?;
+        let (r, _) = ws_keeping(&mut comments)(i)?;
         i = r;
         if i.fragment().is_empty() {
             return hard(
@@ -87,6 +89,7 @@ pub(crate) fn header(i: In) -> PResult<Header> {
         name: name.fragment().to_string(),
         doc: doc.map(|d| d.fragment().to_string()),
         info,
+        comments,
     };
     Ok((i, header))
 }

@@ -53,6 +53,22 @@ pub(crate) fn ws(i: In) -> PResult<()> {
     ws_with(Comments::Ml)(i)
 }
 
+/// Blanks, newlines and `(* *)` comments, each comment's text (with its delimiters)
+/// pushed onto `kept`.
+pub(crate) fn ws_keeping<'a>(kept: &'a mut Vec<String>) -> impl FnMut(In) -> PResult<()> + 'a {
+    move |mut i| loop {
+        let (r, _) = take_while(|ch: char| ch.is_whitespace())(i)?;
+        i = r;
+        if !i.fragment().starts_with("(*") {
+            return Ok((i, ()));
+        }
+        let (r, _) = ml_comment(i)?;
+        let len = i.fragment().len() - r.fragment().len();
+        kept.push(i.fragment()[..len].to_string());
+        i = r;
+    }
+}
+
 /// A nested `(* ... *)` comment.
 fn ml_comment(start: In) -> PResult<()> {
     let s = *start.fragment();

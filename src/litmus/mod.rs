@@ -10,6 +10,7 @@ pub mod ast;
 mod c;
 mod common;
 mod error;
+pub mod expect;
 mod lex;
 mod print;
 
@@ -77,6 +78,7 @@ fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
         name: h.name,
         doc: h.doc,
         info: h.info,
+        comments: h.comments,
         init,
         threads,
         locations,

@@ -12,6 +12,9 @@ pub fn print(t: &Test) -> String {
     for (k, v) in &t.info {
         let _ = writeln!(out, "{k}={v}");
     }
+    for c in &t.comments {
+        let _ = writeln!(out, "{c}");
+    }
     out.push_str("{\n");
     for e in &t.init {
         let _ = writeln!(out, " {};", init_entry(e));

@@ -70,9 +70,39 @@ pub fn executions(
     opts: &Options,
     limit: usize,
 ) -> Result<Exploration, EngineError> {
+    selected(test, model, macros, opts, &|_| true, limit)
+}
+
+/// The consistent executions (in visiting order) that `show` selects, at most `limit`:
+/// the pictures herd's `-show` and `-nshow` ask for.
+pub fn shown(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+    show: &super::Show,
+    limit: usize,
+) -> Result<Exploration, EngineError> {
+    let q = test.condition.quant;
+    let keep = |b: &Branch| b.verdict.failed.is_none() && show.selects(q, b.sat, &b.verdict.flags);
+    selected(test, model, macros, opts, &keep, limit)
+}
+
+/// [`executions`] of the branches `keep` keeps.
+fn selected(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+    keep: &dyn Fn(&Branch) -> bool,
+    limit: usize,
+) -> Result<Exploration, EngineError> {
     let mut records = Vec::new();
     let mut complete = true;
     let seen = visit(test, model, macros, opts, &mut |b: Branch| {
+        if !keep(&b) {
+            return true;
+        }
         if records.len() >= limit {
             complete = false;
             return false;

@@ -23,8 +23,12 @@ use std::time::{Duration, Instant};
 pub struct Options {
     /// Loop unrolling bound (herd's `-unroll`).
     pub unroll: u32,
-    /// Stop at the first execution that settles the condition (herd's `-speedcheck`).
-    pub speedcheck: bool,
+    /// Only the executions that settle the condition count, and with [`Speed::Fast`] the
+    /// first one ends the search (herd's `-speedcheck`).
+    pub speedcheck: Speed,
+    /// Stop once this many consistent executions that `Show` selects were met (herd's
+    /// `-nshow N` with `-show`, which ends its search for the pictures too).
+    pub nshow: Option<(Show, usize)>,
     /// What the test may spend; when it runs out, the test is undetermined.
     pub budget: Budget,
     /// Subtrees of at least this many combinations of runs, when the runs still to choose
@@ -47,12 +51,57 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             unroll: 2,
-            speedcheck: false,
+            speedcheck: Speed::False,
+            nshow: None,
             budget: Budget::unlimited(),
             bound_min: BOUND_MIN,
             cut_min: CUT_MIN,
             symmetry: true,
             plans: true,
+        }
+    }
+}
+
+/// herd's `-speedcheck`: `True` counts only the executions that settle the condition (the
+/// ones that satisfy `exists` or `~exists`, falsify `forall`), `Fast` stops at the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Speed {
+    #[default]
+    False,
+    True,
+    Fast,
+}
+
+/// Which consistent executions herd's `-show` selects (for pictures, and for `-nshow`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Show {
+    /// Those satisfying the condition's proposition.
+    Prop,
+    /// Those not satisfying it.
+    Neg,
+    /// Those that make the condition true (`exists`, `forall`) or false (`~exists`).
+    Cond,
+    /// Those that settle the condition (as [`Speed`] counts them).
+    Wit,
+    All,
+    None,
+    /// Those raising this flag.
+    Flag(String),
+}
+
+impl Show {
+    pub fn selects(&self, q: Quantifier, sat: bool, flags: &[String]) -> bool {
+        match self {
+            Show::Prop => sat,
+            Show::Neg => !sat,
+            Show::Cond => match q {
+                Quantifier::Exists | Quantifier::Forall => sat,
+                Quantifier::NotExists => !sat,
+            },
+            Show::Wit => settles(q, sat),
+            Show::All => true,
+            Show::None => false,
+            Show::Flag(f) => flags.iter().any(|g| g == f),
         }
     }
 }
@@ -96,6 +145,8 @@ pub struct Judgement {
     pub forbidden_by: Option<Explanation>,
     /// The first consistent execution that satisfies the condition.
     pub witness: Option<ExecGraph>,
+    /// Consistent executions counted that [`Options::nshow`]'s selection selects.
+    selected: usize,
 }
 
 /// The check that rejected a candidate that would have satisfied the condition.
@@ -497,7 +548,9 @@ pub fn judge(
 ) -> Result<Judgement, EngineError> {
     let pre = prepare(test, model, macros, opts, false)?;
     // Asking rayon how many workers it has starts its pool: only a big test does.
-    let parts = if combinations(&pre.runs.runs) < PARALLEL_MIN {
+    // An early stop must be the one a sequential run makes (herd's `-nshow`).
+    let sequential = opts.nshow.is_some();
+    let parts = if sequential || combinations(&pre.runs.runs) < PARALLEL_MIN {
         vec![Vec::new()]
     } else {
         deep_stacked_pool();
@@ -518,7 +571,7 @@ pub fn judge(
         let mut j = Judgement::empty(test, model);
         let seen = visit_part(&pre, model, opts, prefix, &mut |b: Branch| {
             !stop.load(Ordering::Relaxed) && {
-                let go_on = j.record(b, opts.speedcheck);
+                let go_on = j.record(b, opts);
                 if !go_on {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -697,13 +750,16 @@ impl Judgement {
             elapsed: Duration::ZERO,
             forbidden_by: None,
             witness: None,
+            selected: 0,
         }
     }
 
     /// Takes one branch into account; false when it settles the condition and only the
     /// verdict was asked for.
-    fn record(&mut self, b: Branch, speedcheck: bool) -> bool {
+    fn record(&mut self, b: Branch, opts: &Options) -> bool {
         match &b.verdict.failed {
+            // herd never visits the executions that cannot settle the condition.
+            None if opts.speedcheck != Speed::False && !settles(self.quant, b.sat) => true,
             None => {
                 self.flags.extend(b.verdict.flags.iter().cloned());
                 if b.sat {
@@ -717,7 +773,15 @@ impl Judgement {
                 if b.sat && self.witness.is_none() {
                     self.witness = Some(ExecGraph::of(b.c, &b.verdict));
                 }
-                !(speedcheck && settles(self.quant, b.sat))
+                if let Some((show, n)) = &opts.nshow
+                    && show.selects(self.quant, b.sat, &b.verdict.flags)
+                {
+                    self.selected += 1 + b.renamed;
+                    if self.selected >= *n {
+                        return false;
+                    }
+                }
+                opts.speedcheck != Speed::Fast
             }
             Some(f) => {
                 if b.sat && self.forbidden_by.is_none() {
@@ -735,6 +799,7 @@ impl Judgement {
         self.states.append(&mut o.states);
         self.sat += o.sat;
         self.unsat += o.unsat;
+        self.selected += o.selected;
         self.flags.extend(o.flags);
         if self.witness.is_none() {
             self.witness = o.witness;

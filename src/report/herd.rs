@@ -56,6 +56,22 @@ impl<'a> StatePrinter<'a> {
     }
 }
 
+/// The final states in herd's order: value by value, integers before addresses, which
+/// compare by name (ours compare by symbol number). States without addresses are in it
+/// already.
+fn herd_order(j: &Judgement) -> Vec<&State> {
+    let mut states: Vec<&State> = j.states.iter().collect();
+    let addr = |v: &Value| matches!(v, Value::Addr(_));
+    if states.iter().any(|s| s.iter().any(addr)) {
+        let key = |v: &Value| match v {
+            Value::Int(i) => (0, *i, ""),
+            Value::Addr(x) => (1, 0, j.symbols.name(*x)),
+        };
+        states.sort_by(|a, b| a.iter().map(key).cmp(b.iter().map(key)));
+    }
+    states
+}
+
 /// The whole block herd7 prints for a test.
 pub fn block(test: &Test, j: &Judgement) -> String {
     let mut o = String::new();
@@ -67,7 +83,7 @@ pub fn block(test: &Test, j: &Judgement) -> String {
     let _ = writeln!(o, "Test {} {}", j.name, kind);
     let _ = writeln!(o, "States {}", j.states.len());
     let printer = StatePrinter::new(&j.shown);
-    for s in &j.states {
+    for s in herd_order(j) {
         printer.write(&mut o, &j.symbols, s);
         o.push('\n');
     }

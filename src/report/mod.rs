@@ -4,6 +4,7 @@
 pub mod dot;
 pub mod herd;
 pub mod json;
+pub mod judge;
 pub mod table;
 
 use crate::litmus::ast::Test;

@@ -28,6 +28,8 @@ pub mod ir;
 #[cfg(test)]
 mod tests;
 
+pub use expand::unknown_macro;
+
 use super::{SemError, Stop, ThreadInit, Tracer, Value};
 use crate::litmus::ast::CThread;
 use std::collections::BTreeMap;

@@ -509,6 +509,7 @@ impl Source {
             macros: self.macros.as_ref().map(back),
             variants: self.variants.clone(),
             include: self.include.iter().map(back).collect(),
+            ..Request::default()
         }
     }
 }

@@ -112,6 +112,14 @@ struct Scope<'a> {
     depth: usize,
 }
 
+/// The error for a call of a macro the `.def` file does not define; [`unknown_macro`]
+/// reads the name back (herd's scripts look for it).
+/// The macro an error message from this module says is unknown.
+pub fn unknown_macro(msg: &str) -> Option<&str> {
+    let (_, rest) = msg.split_once("unknown macro `")?;
+    rest.split('`').next()
+}
+
 fn err(span: Option<Span>, msg: String) -> SemError {
     SemError { span, msg }
 }
