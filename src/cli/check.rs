@@ -1,7 +1,7 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
-use super::{CheckArgs, diag};
-use litmus::batch::{self, Models, Settings, Status};
+use super::CheckArgs;
+use litmus::batch::{Models, Settings, Status};
 use litmus::litmus::ast::Test;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
@@ -55,23 +55,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         timeout: a.timeout,
         max_memory: a.max_memory.or_else(super::values::default_memory),
     };
-    let bar = super::progress(files.len());
-    let done = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let records = batch::run(
-        &files,
-        &diag::load_test,
-        &models,
-        &settings,
-        parallel,
-        &done,
-    );
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let records = super::run_batch(&files, &models, &settings, parallel);
     if a.verbose {
         for m in models.loaded() {
             for s in &m.files {

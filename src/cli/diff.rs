@@ -1,9 +1,9 @@
 //! `litmus diff`: what one model allows that another forbids, test by test, and why; or
 //! how two herd-format logs differ, as herdtools7's `mcompare7` compares them.
 
-use super::{diag, values};
+use super::values;
 use clap::Args;
-use litmus::batch::{self, Choice, Column, Models, Record, Settings, Status};
+use litmus::batch::{Choice, Column, Models, Record, Settings, Status};
 use litmus::budget::Budget;
 use litmus::litmus::ast::Test;
 use litmus::model::{self, Request, Spec};
@@ -246,23 +246,7 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
         timeout: a.timeout,
         max_memory: a.max_memory.or_else(values::default_memory),
     };
-    let bar = super::progress(files.len());
-    let done = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let records = batch::run(
-        &files,
-        &diag::load_test,
-        &models,
-        &settings,
-        parallel,
-        &done,
-    );
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let records = super::run_batch(&files, &models, &settings, parallel);
     let mut found = Found {
         sides: side_names(&specs),
         differences: Vec::new(),

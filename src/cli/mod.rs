@@ -407,6 +407,26 @@ pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
     }
 }
 
+/// Judges a batch (see [`litmus::batch::run`]) with a progress bar on a terminal.
+pub fn run_batch(
+    files: &[PathBuf],
+    models: &litmus::batch::Models,
+    settings: &litmus::batch::Settings,
+    parallel: bool,
+) -> Vec<litmus::batch::Record> {
+    let bar = progress(files.len());
+    let done = || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    };
+    let records = litmus::batch::run(files, &diag::load_test, models, settings, parallel, &done);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    records
+}
+
 /// A progress bar for a long batch, on a terminal only (never in piped or CI output).
 pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;

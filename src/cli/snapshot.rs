@@ -239,23 +239,7 @@ fn record(a: &RecordArgs) -> i32 {
             return 2;
         }
     };
-    let bar = super::progress(files.len());
-    let done = || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    };
-    let records = batch::run(
-        &files,
-        &diag::load_test,
-        &models,
-        &settings(j, a.unroll),
-        parallel,
-        &done,
-    );
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let records = super::run_batch(&files, &models, &settings(j, a.unroll), parallel);
     let mut status = 0;
     let mut by_folder: BTreeMap<PathBuf, Vec<(Entry, ModelId)>> = BTreeMap::new();
     for r in &records {
