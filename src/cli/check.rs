@@ -1,7 +1,7 @@
 //! `litmus check`: judge a batch of tests under one or more models.
 
 use super::CheckArgs;
-use litmus::batch::{Models, Settings, Status};
+use litmus::batch::{Models, Status};
 use litmus::litmus::ast::Test;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
@@ -15,7 +15,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         files,
         problems,
         parallel,
-    }) = super::batch(&a.paths, a.jobs)
+    }) = super::batch(&a.paths, a.limits.jobs)
     else {
         return 2;
     };
@@ -50,11 +50,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         options.symmetry = false;
         options.plans = false;
     }
-    let settings = Settings {
-        options,
-        timeout: a.timeout,
-        max_memory: a.max_memory.or_else(super::values::default_memory),
-    };
+    let settings = a.limits.settings(options);
     let records = super::run_batch(&files, &models, &settings, parallel);
     if a.verbose {
         for m in models.loaded() {

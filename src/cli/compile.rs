@@ -232,7 +232,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     };
     let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
         let mut o = opts.clone();
-        o.budget = Budget::new(a.timeout, a.max_memory);
+        o.budget = Budget::new(a.limits.timeout, a.limits.max_memory);
         let mut j =
             outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| e.to_string())?;
         j.model = m.label.clone();

@@ -1,9 +1,8 @@
 //! `litmus diff`: what one model allows that another forbids, test by test, and why; or
 //! how two herd-format logs differ, as herdtools7's `mcompare7` compares them.
 
-use super::values;
 use clap::Args;
-use litmus::batch::{Choice, Column, Models, Record, Settings, Status};
+use litmus::batch::{Choice, Column, Models, Record, Status};
 use litmus::budget::Budget;
 use litmus::litmus::ast::Test;
 use litmus::model::{self, Request, Spec};
@@ -13,7 +12,6 @@ use rayon::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 #[derive(Args)]
 pub struct DiffArgs {
@@ -40,16 +38,8 @@ pub struct DiffArgs {
     /// Loop unrolling bound.
     #[arg(long, default_value_t = 2)]
     unroll: u32,
-    /// Worker threads (default: all cores).
-    #[arg(long, short = 'j', value_parser = values::jobs)]
-    jobs: Option<usize>,
-    /// Seconds allowed per test (and again for explaining its differences).
-    #[arg(long, value_parser = values::seconds)]
-    timeout: Option<Duration>,
-    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
-    /// machine's); a test that reaches it is undetermined.
-    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    limits: super::Limits,
     /// Output: text, or json (one document).
     #[arg(long, default_value = "text")]
     format: String,
@@ -234,18 +224,14 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
         files,
         problems,
         parallel,
-    }) = super::batch(&a.paths, a.jobs)
+    }) = super::batch(&a.paths, a.limits.jobs)
     else {
         return Err("error: no workers to run the tests".into());
     };
-    let settings = Settings {
-        options: Options {
-            unroll: a.unroll,
-            ..Options::default()
-        },
-        timeout: a.timeout,
-        max_memory: a.max_memory.or_else(values::default_memory),
-    };
+    let settings = a.limits.settings(Options {
+        unroll: a.unroll,
+        ..Options::default()
+    });
     let records = super::run_batch(&files, &models, &settings, parallel);
     let mut found = Found {
         sides: side_names(&specs),

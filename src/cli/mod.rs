@@ -140,6 +140,32 @@ pub fn herdlib() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+/// What a batch may use: its workers, and each test's time and memory.
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_parser = values::jobs)]
+    pub jobs: Option<usize>,
+    /// Seconds allowed per test; a test over it is reported as undetermined.
+    #[arg(long, value_parser = values::seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
+    /// machine's); a test that reaches it is reported as undetermined.
+    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
+    pub max_memory: Option<u64>,
+}
+
+impl Limits {
+    /// The batch settings for `options` under these limits (memory defaulted).
+    pub fn settings(&self, options: litmus::outcome::Options) -> litmus::batch::Settings {
+        litmus::batch::Settings {
+            options,
+            timeout: self.timeout,
+            max_memory: self.max_memory.or_else(values::default_memory),
+        }
+    }
+}
+
 #[derive(Args, Clone, Debug, PartialEq)]
 pub struct CheckArgs {
     /// Litmus files, or folders searched for `*.litmus`.
@@ -153,16 +179,8 @@ pub struct CheckArgs {
     /// Output: herd (herd7's blocks), table (tests × models), json.
     #[arg(long, default_value = "auto")]
     pub format: String,
-    /// Worker threads (default: all cores).
-    #[arg(long, short = 'j', value_parser = values::jobs)]
-    pub jobs: Option<usize>,
-    /// Seconds allowed per test; a test over it is reported as undetermined.
-    #[arg(long, value_parser = values::seconds)]
-    pub timeout: Option<std::time::Duration>,
-    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
-    /// machine's); a test that reaches it is reported as undetermined.
-    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
-    pub max_memory: Option<u64>,
+    #[command(flatten)]
+    pub limits: Limits,
     /// herd7's `-speedcheck`: `true` counts only the executions that settle the condition,
     /// `fast` stops at the first of them (`--speedcheck` alone: `true`).
     #[arg(long, value_name = "false|true|fast", num_args = 0..=1, require_equals = true,

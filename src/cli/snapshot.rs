@@ -2,7 +2,7 @@
 //! `litmus.snap` (see `litmus::snapshot::file`), judged again and compared, changes kept in
 //! `litmus.snap.new` until a person accepts them.
 
-use super::{ModelArgs, diag, values};
+use super::{ModelArgs, diag};
 use clap::{Args, Subcommand};
 use litmus::batch::{self, Choice, Column, Models, Record, Settings, Status};
 use litmus::litmus::ast::Test;
@@ -14,7 +14,6 @@ use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 #[derive(Args)]
 pub struct SnapshotArgs {
@@ -41,16 +40,8 @@ struct JudgeArgs {
     paths: Vec<PathBuf>,
     #[command(flatten)]
     m: ModelArgs,
-    /// Worker threads (default: all cores).
-    #[arg(long, short = 'j', value_parser = values::jobs)]
-    jobs: Option<usize>,
-    /// Seconds allowed per test; a test over it is undetermined (reported, never recorded).
-    #[arg(long, value_parser = values::seconds)]
-    timeout: Option<Duration>,
-    /// Most memory the process may hold (512M, 2G, ...; default: three quarters of the
-    /// machine's); a test that reaches it is undetermined.
-    #[arg(long, value_name = "SIZE", value_parser = values::bytes)]
-    max_memory: Option<u64>,
+    #[command(flatten)]
+    limits: super::Limits,
 }
 
 #[derive(Args)]
@@ -164,14 +155,10 @@ fn folders_with(paths: &[PathBuf], name: &str) -> Vec<PathBuf> {
 }
 
 fn settings(j: &JudgeArgs, unroll: u32) -> Settings {
-    Settings {
-        options: Options {
-            unroll,
-            ..Options::default()
-        },
-        timeout: j.timeout,
-        max_memory: j.max_memory.or_else(values::default_memory),
-    }
+    j.limits.settings(Options {
+        unroll,
+        ..Options::default()
+    })
 }
 
 /// Whether the command line names models (else a check takes the snapshots').
@@ -220,7 +207,7 @@ fn record(a: &RecordArgs) -> i32 {
         files,
         problems,
         parallel,
-    }) = super::batch(&j.paths, j.jobs)
+    }) = super::batch(&j.paths, j.limits.jobs)
     else {
         return 2;
     };
@@ -399,7 +386,7 @@ fn check(a: &CheckArgs) -> i32 {
         files,
         problems,
         parallel,
-    }) = super::batch(&j.paths, j.jobs)
+    }) = super::batch(&j.paths, j.limits.jobs)
     else {
         return 2;
     };

@@ -371,17 +371,7 @@ impl Parser<'_> {
                 self.snap.entries.push(Entry {
                     file,
                     model: val.to_string(),
-                    outcome: Some(Outcome {
-                        test: String::new(),
-                        condition: String::new(),
-                        ok: false,
-                        observation: String::new(),
-                        positive: 0,
-                        negative: 0,
-                        flags: Default::default(),
-                        cut: false,
-                        states: Vec::new(),
-                    }),
+                    outcome: Some(Outcome::default()),
                 });
                 self.at = Some(At::Entry);
                 Ok(())

@@ -43,14 +43,7 @@ fn block(lines: &[&str], start: usize, name: &str) -> Result<(Outcome, usize), L
     };
     let mut o = Outcome {
         test: name.to_string(),
-        condition: String::new(),
-        ok: false,
-        observation: String::new(),
-        positive: 0,
-        negative: 0,
-        flags: Default::default(),
-        cut: false,
-        states: Vec::new(),
+        ..Outcome::default()
     };
     let mut i = start + 1;
     let count_line = lines.get(i).copied().unwrap_or_default();

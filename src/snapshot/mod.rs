@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// One test's outcome under one model, as herd7 reports it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Outcome {
     /// The test's name (from its first line; a file may be named otherwise).
     pub test: String,
