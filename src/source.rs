@@ -30,29 +30,30 @@ pub enum SourceError {
     },
 }
 
+impl SourceError {
+    /// What is wrong, without the file's name and place (for messages that give them).
+    pub fn reason(&self) -> String {
+        match self {
+            SourceError::Io(_, e) => e.to_string(),
+            SourceError::NotAFile(_, what) => format!("is {what}, not a regular file"),
+            SourceError::TooLarge(_, n) => format!(
+                "{n} bytes, more than the {} MiB an input may have",
+                MAX_BYTES >> 20
+            ),
+            SourceError::NotUtf8 { byte, .. } => format!("not UTF-8 text (byte 0x{byte:02x})"),
+        }
+    }
+}
+
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            SourceError::Io(p, e) => write!(f, "{}: {e}", p.display()),
-            SourceError::NotAFile(p, what) => {
-                write!(f, "{}: is {what}, not a regular file", p.display())
-            }
-            SourceError::TooLarge(p, n) => write!(
-                f,
-                "{}: {n} bytes, more than the {} MiB an input may have",
-                p.display(),
-                MAX_BYTES >> 20
-            ),
             SourceError::NotUtf8 {
-                path,
-                line,
-                col,
-                byte,
-            } => write!(
-                f,
-                "{}:{line}:{col}: not UTF-8 text (byte 0x{byte:02x})",
-                path.display()
-            ),
+                path, line, col, ..
+            } => write!(f, "{}:{line}:{col}: {}", path.display(), self.reason()),
+            SourceError::Io(p, _) | SourceError::NotAFile(p, _) | SourceError::TooLarge(p, _) => {
+                write!(f, "{}: {}", p.display(), self.reason())
+            }
         }
     }
 }

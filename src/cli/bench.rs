@@ -27,9 +27,10 @@ pub struct BenchArgs {
     /// How many of the slowest tests to list.
     #[arg(long, default_value_t = 10)]
     pub top: usize,
-    /// Time generated families of growing tests (SB and IRIW rings, 2..=N threads).
-    #[arg(long, value_name = "N")]
-    pub scaling: Option<usize>,
+    /// Time generated families of growing tests (SB rings and message-passing chains,
+    /// 2..=N threads, N at most 64); a family stops growing at its first test over --timeout.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(2..=64))]
+    pub scaling: Option<u16>,
     /// With --scaling, also write the generated tests into this folder (to time other tools).
     #[arg(long, value_name = "DIR")]
     pub emit: Option<PathBuf>,
@@ -49,7 +50,7 @@ pub fn run(a: &BenchArgs) -> i32 {
         .start_handler(|_| litmus::crash::guard_this_thread())
         .build_global();
     if let Some(n) = a.scaling {
-        return scaling(n.max(2), a.emit.as_deref());
+        return scaling(usize::from(n), a.timeout, a.emit.as_deref());
     }
     let herd = herd_times(&a.expected);
     let (files, _) = litmus_files(&a.paths);
@@ -235,7 +236,7 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
 
 /// Growing families: SB rings of N threads (each writes its variable, fences, reads the
 /// next; C and X86) and release/acquire message-passing chains through N threads.
-fn scaling(max: usize, emit: Option<&std::path::Path>) -> i32 {
+fn scaling(max: usize, timeout: Duration, emit: Option<&std::path::Path>) -> i32 {
     println!(
         "{:>7} {:>12} {:>12} {:>12}",
         "threads", "SB C/lkmm", "SB X86/tso", "MP-chain C"
@@ -246,6 +247,8 @@ fn scaling(max: usize, emit: Option<&std::path::Path>) -> i32 {
         say!("error: cannot load the shipped models");
         return 2;
     };
+    // A family whose test ran out of time is not run again at more threads.
+    let mut over = [false; 3];
     for n in 2..=max {
         let family = [(sb_c(n), &lkmm), (sb_x86(n), &tso), (chain_c(n), &lkmm)];
         if let Some(dir) = emit {
@@ -255,25 +258,36 @@ fn scaling(max: usize, emit: Option<&std::path::Path>) -> i32 {
                 let _ = std::fs::write(dir.join(format!("{name}-{n}.litmus")), src);
             }
         }
-        let cells: Vec<String> = family.iter().map(|(src, m)| time_one(src, m)).collect();
+        let cells: Vec<String> = family
+            .iter()
+            .zip(&mut over)
+            .map(|((src, m), over)| {
+                if *over {
+                    return format!(">{}s", timeout.as_secs_f64());
+                }
+                let cell = time_one(src, m, timeout);
+                *over = cell.starts_with('>');
+                cell
+            })
+            .collect();
         println!("{n:>7} {:>12} {:>12} {:>12}", cells[0], cells[1], cells[2]);
     }
     0
 }
 
-fn time_one(src: &str, m: &Loaded) -> String {
+fn time_one(src: &str, m: &Loaded, timeout: Duration) -> String {
     let t = match litmus::litmus::parse(src) {
         Ok(t) => t,
         Err(e) => return format!("parse: {e}"),
     };
     let opts = Options {
-        budget: litmus::budget::Budget::new(Some(Duration::from_secs(120)), None),
+        budget: litmus::budget::Budget::new(Some(timeout), None),
         ..Options::default()
     };
     let t0 = Instant::now();
     match judge(&t, &m.model, m.macros.as_ref(), &opts) {
         Ok(_) => format!("{:.4}s", t0.elapsed().as_secs_f64()),
-        Err(_) => ">120s".into(),
+        Err(_) => format!(">{}s", timeout.as_secs_f64()),
     }
 }
 

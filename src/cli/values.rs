@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// The longest time limit: about a century, far below what `Instant` can add.
-const MAX_SECONDS: f64 = 3.2e9;
+pub const MAX_SECONDS: f64 = 3.2e9;
 
 /// Most worker threads.
 pub const MAX_JOBS: usize = 1024;

@@ -58,12 +58,21 @@ pub fn variants(arch: Arch) -> &'static [&'static str] {
 
 /// A mapping file's problem, located.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}:{col}: {msg}")]
+#[error("{}: {msg}", place(file, *line, *col))]
 pub struct MapError {
     pub file: String,
     pub line: usize,
     pub col: usize,
     pub msg: String,
+}
+
+/// `file:line:col`, or the file alone for a problem with no place in it (line 0).
+fn place(file: &str, line: usize, col: usize) -> String {
+    if line == 0 {
+        file.to_string()
+    } else {
+        format!("{file}:{line}:{col}")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,19 +152,32 @@ impl Mapping {
             return parse_table(n, &format!("shipped:{n}"), text, None);
         }
         let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|e| MapError {
-            file: name_or_path.into(),
-            line: 0,
-            col: 0,
-            msg: format!(
-                "{e} (shipped mappings: {})",
-                SHIPPED
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .filter(|n| *n != "generic")
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+        let text = crate::source::read_text(path).map_err(|e| {
+            let (line, col) = match e {
+                crate::source::SourceError::NotUtf8 { line, col, .. } => {
+                    (line as usize, col as usize)
+                }
+                _ => (0, 0),
+            };
+            let msg = if path.exists() {
+                e.reason()
+            } else {
+                "no shipped mapping or file of that name".into()
+            };
+            MapError {
+                file: name_or_path.into(),
+                line,
+                col,
+                msg: format!(
+                    "{msg} (shipped mappings: {})",
+                    SHIPPED
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .filter(|n| *n != "generic")
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
         })?;
         let stem = path
             .file_stem()

@@ -7,6 +7,8 @@ use litmus::outcome::{Judgement, Options, judge};
 use litmus::report;
 use std::path::{Path, PathBuf};
 
+pub mod process;
+
 /// A shipped model by name.
 pub fn shipped(name: &str) -> Loaded {
     model::load_shipped(name, &Request::default()).unwrap()

@@ -74,7 +74,7 @@ struct Herd {
     req: Request,
     verbose: i32,
     exit_if_failed: bool,
-    timeout: Option<f64>,
+    timeout: Option<Duration>,
     unroll: Option<u32>,
     speedcheck: Speed,
     show: Show,
@@ -187,7 +187,24 @@ impl Herd {
             "-q" => self.verbose = -1,
             "-I" => self.req.include.push(arg.into()),
             "-exit" => self.exit_if_failed = yes,
-            "-timeout" => self.timeout = options::ocaml_float(arg).filter(|t| *t > 0.0),
+            // herd7 fails on what `setitimer` refuses (a negative, infinite or NaN time);
+            // 0 sets no timer.
+            "-timeout" => {
+                self.timeout = match options::ocaml_float(arg) {
+                    None => None,
+                    Some(t) if t == 0.0 => None,
+                    Some(t) if t > 0.0 && t <= super::values::MAX_SECONDS => {
+                        Some(Duration::from_secs_f64(t))
+                    }
+                    Some(_) => {
+                        return Err(Stop::Usage(format!(
+                            "wrong argument '{arg}'; option '-timeout' expects a positive \
+                             number of seconds, at most {:e}",
+                            super::values::MAX_SECONDS
+                        )));
+                    }
+                }
+            }
             "-conf" => self.read_conf(arg)?,
             "-web" => self.read_conf("web.cfg")?,
             "-c11" => self.read_conf("cpp11.cfg")?,
@@ -398,7 +415,7 @@ impl Herd {
         }
         let settings = Settings {
             options: self.options(),
-            timeout: self.timeout.map(Duration::from_secs_f64),
+            timeout: self.timeout,
             max_memory: super::values::default_memory(),
         };
         let load = |p: &Path| parsed.get(p).cloned().ok_or_else(String::new);
