@@ -262,73 +262,31 @@ fn review_from_a_pipe_accepts_and_rejects_each_change() {
     assert!(!s.read("t/C/litmus.snap").contains("LB+onces"));
 }
 
-/// Whether tmux runs here.
-fn tmux() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn review_in_a_terminal_under_tmux() {
-    if !tmux() {
-        eprintln!("SKIPPED review_in_a_terminal_under_tmux: no tmux on this machine");
-        return;
-    }
     let s = Scratch::new("tmux");
     small_suite(&s);
     s.lkmm_copy();
     s.run(&["snapshot", "record", "--conf", "model/edited.cfg", "t/C"]);
     s.weaken_hb();
     assert_eq!(s.run(&["snapshot", "check", "t/C"]).status.code(), Some(1));
-    let session = format!("litmus-review-{}", std::process::id());
-    let sock = s.path("tmux.sock");
-    let sock = sock.to_str().unwrap();
-    let tm = |args: &[&str]| {
-        Command::new("tmux")
-            .args(["-S", sock])
-            .args(args)
-            .output()
-            .unwrap()
-    };
     let cmd = format!(
         "cd {} && {} snapshot review t/C; echo EXIT=$?; sleep 60",
         s.0.display(),
         env!("CARGO_BIN_EXE_litmus")
     );
-    let o = tm(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session,
-        "-x",
-        "160",
-        "-y",
-        "50",
-        &cmd,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let screen = || stdout(&tm(&["capture-pane", "-p", "-t", &session]));
-    let wait_for = |want: &str, count: usize| {
-        for _ in 0..200 {
-            if screen().matches(want).count() >= count {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        panic!("no `{want}` on the screen:\n{}", screen());
+    let Some(term) = common::terminal::Terminal::start(&s.0, "review", &cmd) else {
+        return;
     };
     // The model's new fingerprint, then MP+wmb+rmb's change: accept both.
-    wait_for("quit [q]?", 1);
-    assert!(screen().contains("the models or the unrolling bound"));
-    tm(&["send-keys", "-t", &session, "a", "Enter"]);
-    wait_for("quit [q]?", 2);
-    assert!(screen().contains("+ 1:r0=1; 1:r1=0;"), "{}", screen());
-    tm(&["send-keys", "-t", &session, "a", "Enter"]);
-    wait_for("EXIT=0", 1);
-    let shown = screen();
-    tm(&["kill-server"]);
+    let screen = term.wait_for("quit [q]?", 1);
+    assert!(screen.contains("the models or the unrolling bound"));
+    term.keys(&["a", "Enter"]);
+    let screen = term.wait_for("quit [q]?", 2);
+    assert!(screen.contains("+ 1:r0=1; 1:r1=0;"), "{screen}");
+    term.keys(&["a", "Enter"]);
+    let shown = term.wait_for("EXIT=0", 1);
+    drop(term);
     assert!(
         shown.contains("review: 2 accepted, 0 rejected, 0 left pending"),
         "{shown}"

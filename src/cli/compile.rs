@@ -139,7 +139,6 @@ fn emit(out: &str, status: i32) -> i32 {
 // ------------------------------------------------------------------ check --compile
 
 use super::CheckArgs;
-use litmus::budget::Budget;
 use litmus::compile::Compiled;
 use litmus::compile::compare::{self, Comparison};
 use litmus::litmus::ast::{Condition, Quantifier, Test};
@@ -232,7 +231,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     };
     let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
         let mut o = opts.clone();
-        o.budget = Budget::new(a.limits.timeout, a.limits.max_memory);
+        o.budget = a.limits.test.budget();
         let mut j =
             outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| e.to_string())?;
         j.model = m.label.clone();

@@ -29,6 +29,21 @@ pub struct ExploreArgs {
     /// Folder where `d` writes the selected execution's DOT file.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dot_dir: PathBuf,
+    /// For judging the test and listing its executions, together.
+    #[command(flatten)]
+    pub limits: super::TestLimits,
+}
+
+/// Why the explorer did not start, with its exit status.
+struct Failure {
+    status: i32,
+    msg: String,
+}
+
+impl From<String> for Failure {
+    fn from(msg: String) -> Failure {
+        Failure { status: 2, msg }
+    }
 }
 
 use litmus::WORKER_STACK as STACK;
@@ -36,14 +51,14 @@ use litmus::WORKER_STACK as STACK;
 pub fn run(a: &ExploreArgs) -> i32 {
     match explore(a) {
         Ok(()) => 0,
-        Err(msg) => {
-            say!("{msg}");
-            2
+        Err(f) => {
+            say!("{}", f.msg);
+            f.status
         }
     }
 }
 
-fn explore(a: &ExploreArgs) -> Result<(), String> {
+fn explore(a: &ExploreArgs) -> Result<(), Failure> {
     let test = diag::load_test(&a.file)?;
     let model = load_model(a, &test)?;
     // Raw mode needs a terminal on both ends; say so rather than fail inside crossterm.
@@ -51,6 +66,7 @@ fn explore(a: &ExploreArgs) -> Result<(), String> {
         return Err(
             "error: `litmus explore` is interactive and needs a terminal on stdin and stdout; \
              for scripts use `litmus check --explain --graph DIR`"
+                .to_string()
                 .into(),
         );
     }
@@ -63,7 +79,7 @@ fn explore(a: &ExploreArgs) -> Result<(), String> {
             })
             .map_err(|e| format!("error: cannot start a worker thread: {e}"))?
             .join()
-            .map_err(|_| "error: the model crashed".to_string())?
+            .map_err(|_| Failure::from("error: the model crashed".to_string()))?
     })?;
     let mut term = ratatui::try_init().map_err(|e| {
         ratatui::restore();
@@ -71,7 +87,7 @@ fn explore(a: &ExploreArgs) -> Result<(), String> {
     })?;
     let res = event_loop(&mut term, &mut app);
     ratatui::restore();
-    res.map_err(|e| format!("error: terminal: {e}"))
+    res.map_err(|e| format!("error: terminal: {e}").into())
 }
 
 /// The model the test is judged under, as `check` picks it.
@@ -94,13 +110,25 @@ fn load_model(a: &ExploreArgs, test: &Test) -> Result<Loaded, String> {
     Ok(m)
 }
 
-/// herd's summary for the header, and the executions for the list.
-fn compute(a: &ExploreArgs, test: &Test, m: &Loaded) -> Result<App, String> {
+/// herd's summary for the header, and the executions for the list, both within one
+/// budget: a test over it is undetermined (exit status 3), as in `check`.
+fn compute(a: &ExploreArgs, test: &Test, m: &Loaded) -> Result<App, Failure> {
     let opts = Options {
         unroll: a.unroll,
+        budget: a.limits.budget(),
         ..Options::default()
     };
-    let fail = |e: litmus::exec::EngineError| format!("error: {}: {e}", a.file.display());
+    let fail = |e: litmus::exec::EngineError| match e.exhausted {
+        Some(_) => Failure {
+            status: 3,
+            msg: format!(
+                "{}: undetermined: {e} ({} candidates judged); nothing to explore",
+                a.file.display(),
+                e.explored.candidates
+            ),
+        },
+        None => format!("error: {}: {e}", a.file.display()).into(),
+    };
     let j = outcome::judge(test, &m.model, m.macros.as_ref(), &opts).map_err(fail)?;
     let x: Exploration =
         outcome::explore::executions(test, &m.model, m.macros.as_ref(), &opts, a.limit)

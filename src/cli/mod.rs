@@ -146,6 +146,13 @@ pub struct Limits {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j', value_parser = values::jobs)]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub test: TestLimits,
+}
+
+/// What one test may use.
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct TestLimits {
     /// Seconds allowed per test; a test over it is reported as undetermined.
     #[arg(long, value_parser = values::seconds)]
     pub timeout: Option<std::time::Duration>,
@@ -155,13 +162,25 @@ pub struct Limits {
     pub max_memory: Option<u64>,
 }
 
+impl TestLimits {
+    /// The memory limit, defaulted.
+    fn max_memory(&self) -> Option<u64> {
+        self.max_memory.or_else(values::default_memory)
+    }
+
+    /// A budget that starts now.
+    pub fn budget(&self) -> litmus::budget::Budget {
+        litmus::budget::Budget::new(self.timeout, self.max_memory())
+    }
+}
+
 impl Limits {
     /// The batch settings for `options` under these limits (memory defaulted).
     pub fn settings(&self, options: litmus::outcome::Options) -> litmus::batch::Settings {
         litmus::batch::Settings {
             options,
-            timeout: self.timeout,
-            max_memory: self.max_memory.or_else(values::default_memory),
+            timeout: self.test.timeout,
+            max_memory: self.test.max_memory(),
         }
     }
 }
