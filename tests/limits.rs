@@ -390,3 +390,93 @@ fn a_small_test_runs_under_a_small_address_space_limit() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert!(text(&o.stdout).contains("Observation SB Sometimes"));
 }
+
+/// Twelve threads writing one location and reading another: 12! coherence orders of x.
+fn twelve_writers(d: &Path) -> PathBuf {
+    let mut s = String::from("C W12\n{}\n");
+    for i in 0..12 {
+        s += &format!(
+            "P{i}(int *x, int *y) {{ int r0; WRITE_ONCE(*x, {}); r0 = READ_ONCE(*y); }}\n",
+            i + 1
+        );
+    }
+    let f = d.join("W12.litmus");
+    std::fs::write(&f, s + "exists (x=1)\n").unwrap();
+    f
+}
+
+#[test]
+fn a_many_thread_test_stops_at_its_timeout() {
+    // The deadline was once read only between judged candidates: a 6-thread test with
+    // `--timeout 5` ran 105 s, an 8-thread one was still running at 150 s.
+    let d = scratch("w12-time");
+    let o = check(&["--timeout", "1", twelve_writers(&d).to_str().unwrap()]);
+    no_crash(&o, "W12 --timeout 1");
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("Undetermined W12: timed out after 1.0s"));
+}
+
+#[test]
+fn a_test_over_its_memory_limit_is_undetermined_not_an_abort() {
+    // Under a memory cap the process once died of `memory allocation failed` (SIGABRT).
+    let d = scratch("w12-memory");
+    let o = check(&["--max-memory", "100M", twelve_writers(&d).to_str().unwrap()]);
+    no_crash(&o, "W12 --max-memory 100M");
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("Undetermined W12: out of memory"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+/// Runs the SB test under the cat model `cat` with `--timeout 1`: undetermined.
+fn times_out_under(name: &str, cat: &str) {
+    let d = scratch(name);
+    let m = d.join(format!("{name}.cat"));
+    std::fs::write(&m, cat).unwrap();
+    let f = sb_file(&d);
+    let o = check(&[
+        "--timeout",
+        "1",
+        "--cat",
+        m.to_str().unwrap(),
+        f.to_str().unwrap(),
+    ]);
+    no_crash(&o, name);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("Undetermined SB: timed out"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn a_model_branching_without_end_stops_at_its_timeout() {
+    // Ten `with`s of four choices each: a million branches, each with a fixpoint.
+    let withs: String = (0..10)
+        .map(|i| format!("with a{i} from {{po, rf, loc, ext}}\n"))
+        .collect();
+    times_out_under(
+        "branches",
+        &format!("\"branches\"\n{withs}let rec g = g | (g;po) | (po;g) | po\nacyclic g as ok\n"),
+    );
+}
+
+#[test]
+fn an_exponential_cat_recursion_stops_at_its_timeout() {
+    // A function calling itself twice per element of a 40-element set: 2^40 calls, never
+    // deeper than 40. A recursive cat procedure once passed 4 GB in 3 s with --timeout 2.
+    let tags: Vec<String> = (0..40).map(|i| format!("'t{i}")).collect();
+    times_out_under(
+        "recursion",
+        &format!(
+            "\"recursion\"\nenum Tags = {}\n\
+             let rec f(s) = match s with || {{}} -> 0 || x ++ rest -> f(rest) | f(rest) end\n\
+             let r = f({{{}}})\nempty r as ok\n",
+            tags.join(" || "),
+            tags.join(",")
+        ),
+    );
+}
