@@ -192,7 +192,7 @@ impl Herd {
             "-timeout" => {
                 self.timeout = match options::ocaml_float(arg) {
                     None => None,
-                    Some(t) if t == 0.0 => None,
+                    Some(0.0) => None,
                     Some(t) if t > 0.0 && t <= super::values::MAX_SECONDS => {
                         Some(Duration::from_secs_f64(t))
                     }
