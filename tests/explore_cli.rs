@@ -61,5 +61,8 @@ fn a_test_over_its_budget_is_undetermined_in_the_explorer() {
     drop(term);
     let _ = std::fs::remove_dir_all(&dir);
     assert!(screen.contains("EXIT=3"), "{screen}");
-    assert!(screen.contains("W12.litmus: undetermined: timed out"), "{screen}");
+    assert!(
+        screen.contains("W12.litmus: undetermined: timed out"),
+        "{screen}"
+    );
 }

@@ -30,7 +30,15 @@ impl Terminal {
             session: format!("litmus-{name}-{}", std::process::id()),
         };
         let o = t.tmux(&[
-            "new-session", "-d", "-s", &t.session, "-x", "160", "-y", "50", cmd,
+            "new-session",
+            "-d",
+            "-s",
+            &t.session,
+            "-x",
+            "160",
+            "-y",
+            "50",
+            cmd,
         ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         Some(t)
