@@ -49,7 +49,7 @@ pub fn cat_text(data: &[u8]) {
         ..ModelOptions::default()
     };
     if let Ok(m) = Model::from_source(src, &opts) {
-        judge_within_budget(&probe(), &m, None);
+        judge_within_budget(&probe(), &m, None, Options::default());
     }
 }
 
@@ -69,13 +69,14 @@ pub fn cfg_text(data: &[u8]) {
         return;
     }
     if let Ok(m) = Model::load(&opts) {
-        judge_within_budget(&probe(), &m, None);
+        judge_within_budget(&probe(), &m, None, Options::default());
     }
 }
 
-/// A small test: it parses (the generators only write valid tests), every shipped model
-/// for its architecture judges it within the budget, and the fast paths (symmetry, cuts,
-/// bounds, plans) give the answer the plain enumeration gives.
+/// A small test: it parses (the generator only writes valid tests), every shipped model
+/// for its architecture judges it within the budget, and the fast paths, each forced on
+/// however small the test (bounds of whole subtrees, cuts of doomed partial `rf` choices,
+/// symmetry, plans), give the answer the plain enumeration gives.
 pub fn check_test(src: &str) {
     let t = lit::parse(src).unwrap_or_else(|e| panic!("generated test does not parse: {e}\n{src}"));
     MODELS.with(|models| {
@@ -83,7 +84,7 @@ pub fn check_test(src: &str) {
             .iter()
             .filter(|m| m.arches.as_ref().is_some_and(|a| a.contains(&t.arch)))
         {
-            let fast = judge_within_budget(&t, &m.model, m.macros.as_ref());
+            let fast = judge_within_budget(&t, &m.model, m.macros.as_ref(), forced_options());
             let plain = judge_with(&t, &m.model, m.macros.as_ref(), plain_options());
             if let (Some(f), Some(p)) = (fast, plain) {
                 assert_eq!(
@@ -110,6 +111,15 @@ fn answer(j: &Judgement) -> impl PartialEq + std::fmt::Debug + '_ {
     (&j.states, j.sat, j.unsat, &j.flags)
 }
 
+/// Every fast path on, at the smallest size it applies to.
+fn forced_options() -> Options {
+    Options {
+        bound_min: 1,
+        cut_min: 1,
+        ..Options::default()
+    }
+}
+
 fn plain_options() -> Options {
     Options {
         bound_min: 0,
@@ -126,9 +136,10 @@ fn judge_within_budget(
     t: &lit::ast::Test,
     m: &Model,
     macros: Option<&litmus::sem::c::Macros>,
+    o: Options,
 ) -> Option<Judgement> {
     let start = Instant::now();
-    let j = judge_with(t, m, macros, Options::default());
+    let j = judge_with(t, m, macros, o);
     let took = start.elapsed();
     assert!(
         took <= TIME + TIME / 10 + SLACK,
