@@ -689,25 +689,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
         } else if let Some((_, v)) = self.globals.borrow().iter().find(|(y, _)| *y == x) {
             return Ok(v.clone());
         }
-        let name = self.m.names.name(x);
-        let v = if let Some(s) = self.p.sets.get(name) {
-            Value::set(s.clone())
-        } else if let Some(r) = self.p.rels.get(name) {
-            Value::rel(r.clone())
-        } else if let Some(b) = Builtin::by_name(name) {
-            Value::Prim(b)
-        } else if let Some(v) = self.derived(name) {
-            v
-        } else if let Some(raw) = self.m.bell_sets.get(&x) {
-            match self.p.sets.get(raw.as_str()) {
-                Some(s) => Value::set(s.clone()),
-                None => Value::set(Set::empty(self.n)),
-            }
-        } else if super::builtins::is_predefined_set(name) {
-            Value::set(Set::empty(self.n))
-        } else if super::builtins::is_predefined_rel(name) {
-            Value::rel(Rel::empty(self.n))
-        } else {
+        let Some(v) = super::builtins::global(self.m, self.p, x) else {
+            let name = self.m.names.name(x);
             return Err(self.err(pos, format!("unbound var: {name}")));
         };
         match shared {
@@ -715,39 +698,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
             None => self.globals.borrow_mut().push((x, v.clone())),
         }
         Ok(v)
-    }
-
-    /// Primitives computable from the events alone, for engines that leave them out.
-    fn derived(&self, name: &str) -> Option<Value<'m>> {
-        let ev = self.p.events;
-        let n = self.n;
-        let set = |f: &dyn Fn(&super::EventInfo) -> bool| {
-            Value::set(Set::from_iter(n, (0..n).filter(|&e| f(&ev[e]))))
-        };
-        let rel = |f: &dyn Fn(&super::EventInfo, &super::EventInfo) -> bool| {
-            let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
-            Value::rel(Rel::from_pairs(
-                n,
-                pairs.filter(|&(a, b)| f(&ev[a], &ev[b])),
-            ))
-        };
-        use crate::sem::Kind as K;
-        let mem = |e: &super::EventInfo| matches!(e.kind, K::Read | K::Write);
-        Some(match name {
-            "id" => Value::Rel(self.ident()),
-            "loc" => rel(&|a, b| mem(a) && mem(b) && a.loc.is_some() && a.loc == b.loc),
-            "int" => rel(&|a, b| a.proc == b.proc),
-            "ext" => rel(&|a, b| a.proc != b.proc),
-            "M" => set(&mem),
-            "R" => set(&|e| e.kind == K::Read),
-            "W" => set(&|e| e.kind == K::Write),
-            "F" => set(&|e| e.kind == K::Fence),
-            "B" => set(&|e| e.kind == K::Branch),
-            "IW" => set(&|e| e.kind == K::Write && e.proc.is_none()),
-            // Without mixed-size accesses, an access is single-copy atomic with itself.
-            "sm" | "si" => rel(&|a, b| mem(a) && std::ptr::eq(a, b)),
-            _ => return None,
-        })
     }
 
     // ---------- conversions ----------
@@ -1509,8 +1459,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let env = self.call_env(pos, c, arg)?;
                 self.nested(pos, || self.eval(&env, &c.def.body))
             }
-            Value::Prim(b) => self
-                .call_builtin(*b, arg)
+            Value::Prim(b) => super::builtins::call(*b, self.p, arg)
                 .map_err(|msg| self.err(pos, format!("primitive {}: {msg}", b.name()))),
             v => Err(self.err(
                 pos,

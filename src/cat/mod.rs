@@ -15,6 +15,7 @@ mod native;
 mod parse;
 mod plan;
 mod prune;
+pub mod reference;
 mod stable;
 mod tally;
 #[cfg(test)]
