@@ -1144,8 +1144,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
         // A later factor already known to be empty spares the others: the lock part of the
         // LKMM's `rf`, `[IW | UL]; singlestep(co); lk-rmw^-1`, then does not read `co`.
-        if es.len() > 1 && self.stable_empty_factor(env, es) {
-            return Ok(Value::Empty);
+        if es.len() > 1
+            && let Some(polymorphic) = self.stable_empty_factor(env, es)
+        {
+            return Ok(match polymorphic {
+                true => Value::Empty,
+                false => Value::rel(Rel::empty(self.n)),
+            });
         }
         let mut acc = SeqAcc::Neutral;
         for a in es {
@@ -1153,14 +1158,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
             let item = if let Expr::Op1(_, Op1::ToId, s) = a {
                 match self.eval(env, s)? {
                     Value::Empty => return Ok(Value::Empty),
-                    Value::Unv => continue,
+                    Value::Unv => SeqAcc::Id(self.full()),
                     Value::Sym(x) if x.set => SeqAcc::Sym(vec![(x.node, true)]),
                     v => SeqAcc::Id(self.as_set(&v, s.pos())?),
                 }
             } else {
                 match self.eval(env, a)? {
                     Value::Empty => return Ok(Value::Empty),
-                    Value::Unv => continue,
+                    // `_ ; r` relates everything to the range of `r`: not neutral.
+                    Value::Unv => SeqAcc::Shared(self.unv()),
                     Value::Sym(x) if !x.set => SeqAcc::Sym(vec![(x.node, false)]),
                     v => SeqAcc::Shared(self.as_rel(&v, a.pos())?),
                 }
@@ -1193,8 +1199,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 SeqAcc::Rel(r) => r.is_empty(),
                 SeqAcc::Neutral | SeqAcc::Sym(_) => false,
             };
+            // herd's sequence of relations is a relation, empty or not: only an operand
+            // that is the polymorphic `{}` makes it `{}` (so `~(r; s)` stays a relation).
             if empty {
-                return Ok(Value::Empty);
+                return Ok(Value::rel(Rel::empty(self.n)));
             }
         }
         Ok(match acc {
@@ -1229,15 +1237,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// same for every candidate of the runs' shapes (kept in the run cache) and empty.
     /// Decided once per shape and environment, and only in the environments candidates
     /// share (a name there always means the same binding).
-    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> bool {
+    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> Option<bool> {
         let (Some(c), Some(n)) = (self.cache, env.0.as_ref().filter(|n| n.shared.get())) else {
-            return false;
+            return None;
         };
         let key = (es.as_ptr() as usize, Rc::as_ptr(n) as usize);
         if let Some(&found) = c.seq_empty.borrow().get(&key) {
             return found;
         }
-        let mut found = false;
+        let mut found = None;
         for a in &es[1..] {
             let x = match a {
                 Expr::Var(_, x) => *x,
@@ -1248,8 +1256,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 _ => continue,
             };
             let kept = self.find(env, x).and_then(|slot| self.kept_for_shape(slot));
-            if kept.is_some_and(|v| is_empty_coll(&v)) {
-                found = true;
+            if let Some(v) = kept.filter(is_empty_coll) {
+                found = Some(matches!(v, Value::Empty));
                 break;
             }
         }
