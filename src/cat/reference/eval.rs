@@ -477,19 +477,21 @@ impl<'m, 'p> Eval<'m, 'p> {
         }
     }
 
-    /// `r1; r2; ...`, a set `S` standing for `[S]`; empty as soon as a factor is (the
-    /// factors after it are not evaluated, as in herd).
+    /// `r1; r2; ...`, herd's way: `[S]` is the identity on `S`; the polymorphic `{}` makes
+    /// the whole sequence `{}` (the factors after it are not evaluated); else a relation,
+    /// empty or not.
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
         let mut acc: Option<Rel> = None;
         for a in es {
-            let r = match self.eval(env, a)? {
-                Value::Empty => return Ok(Value::Empty),
-                v @ (Value::Set(_) | Value::Event(_)) => Rel::identity(&self.as_set(&v, a.pos())?),
-                v => self.as_rel(&v, a.pos())?,
+            let r = match a {
+                Expr::Op1(_, Op1::ToId, s) => {
+                    Rel::identity(&self.as_set(&self.eval(env, s)?, s.pos())?)
+                }
+                a => match self.eval(env, a)? {
+                    Value::Empty => return Ok(Value::Empty),
+                    v => self.as_rel(&v, a.pos())?,
+                },
             };
-            if r.is_empty() {
-                return Ok(Value::Empty);
-            }
             acc = Some(match acc {
                 None => r,
                 Some(acc) => acc.compose(&r),
