@@ -191,7 +191,7 @@ fn rel(vars: bool) -> BoxedStrategy<String> {
                 r.clone(),
                 proptest::sample::select(&["*", "+", "?", "^-1"][..])
             )
-                .prop_map(|(a, op)| format!("({a}){op}")),
+                .prop_map(|(a, op)| format!("(({a}){op})")),
             r.clone().prop_map(|a| format!("~({a})")),
             pair.clone()
                 .prop_map(|(a, b)| format!("(let v2 = {a} in {b})")),
