@@ -1,8 +1,12 @@
 //! herd's native functions (`domain`, `linearisations`, `classes-loc`, ...) and the names
 //! of the event sets and relations herd always defines.
+//!
+//! Part of the language layer: it reads a candidate's [`Primitives`] and knows neither
+//! evaluator, so the reference and the fast interpreter give built-ins one meaning.
 
-use super::eval::Ctx;
+use super::ast::Sym;
 use super::value::{Value, valset};
+use super::{EventInfo, Model, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, Value as Val};
 use std::rc::Rc;
@@ -204,154 +208,207 @@ pub fn tag_set_name(tag: &str) -> String {
     }
 }
 
-impl<'m> Ctx<'m, '_> {
-    pub(super) fn prim_set(&self, v: &Value<'m>) -> Result<Rc<Set>, String> {
-        match v {
-            Value::Set(s) => Ok(s.clone()),
-            Value::Empty => Ok(Rc::new(Set::empty(self.n))),
-            Value::Unv => Ok(self.full()),
-            _ => Err("argument mismatch".into()),
-        }
+/// A value taken as a set of events, for a primitive's argument.
+pub fn prim_set(n: usize, v: &Value<'_>) -> Result<Rc<Set>, String> {
+    match v {
+        Value::Set(s) => Ok(s.clone()),
+        Value::Empty => Ok(Rc::new(Set::empty(n))),
+        Value::Unv => Ok(Rc::new(Set::full(n))),
+        _ => Err("argument mismatch".into()),
     }
-    pub(super) fn prim_rel(&self, v: &Value<'m>) -> Result<Rc<Rel>, String> {
-        match v {
-            Value::Rel(r) => Ok(r.clone()),
-            Value::Empty => Ok(Rc::new(Rel::empty(self.n))),
-            Value::Unv => Ok(self.unv()),
-            _ => Err("argument mismatch".into()),
-        }
-    }
-    fn pair_args(v: &Value<'m>) -> Result<(Value<'m>, Value<'m>), String> {
-        match v {
-            Value::Tuple(t) if t.len() == 2 => Ok((t[0].clone(), t[1].clone())),
-            _ => Err("argument mismatch".into()),
-        }
-    }
-    fn filter_pairs(&self, r: &Rel, keep: impl Fn(usize, usize) -> bool) -> Rel {
-        Rel::from_pairs(self.n, r.pairs().filter(|&(a, b)| keep(a, b)))
-    }
-    fn primitive_rel(&self, name: &str) -> Rel {
-        self.p
-            .rels
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| Rel::empty(self.n))
-    }
+}
 
-    /// The events of `s` grouped by location (herd's `classes-loc`), in order of first event.
-    pub fn classes_loc(&self, s: &Set) -> Vec<Set> {
-        let mut groups: Vec<(Val, Set)> = Vec::new();
-        for e in s.iter() {
-            let Some(loc) = self.p.events[e].loc else {
-                continue;
-            };
-            match groups.iter_mut().find(|(l, _)| *l == loc) {
-                Some((_, g)) => g.insert(e),
-                None => groups.push((loc, Set::from_iter(self.n, [e]))),
-            }
-        }
-        groups.into_iter().map(|(_, g)| g).collect()
+/// A value taken as a relation, for a primitive's argument.
+pub fn prim_rel(n: usize, v: &Value<'_>) -> Result<Rc<Rel>, String> {
+    match v {
+        Value::Rel(r) => Ok(r.clone()),
+        Value::Empty => Ok(Rc::new(Rel::empty(n))),
+        Value::Unv => Ok(Rc::new(Rel::cartesian(&Set::full(n), &Set::full(n)))),
+        _ => Err("argument mismatch".into()),
     }
+}
 
-    pub fn call_builtin(&self, b: Builtin, arg: Value<'m>) -> Result<Value<'m>, String> {
-        match b {
-            Builtin::Domain | Builtin::Range => match &arg {
-                Value::Empty | Value::Unv => Ok(arg),
-                Value::Rel(r) => Ok(Value::set(if b == Builtin::Domain {
-                    r.domain()
-                } else {
-                    r.range()
-                })),
-                _ => Err("argument mismatch".into()),
-            },
-            Builtin::Fromto => {
-                let fs = self.prim_set(&arg)?;
-                let po = self.primitive_rel("po");
-                let fences = self.p.sets.get("F");
-                let mut r = Rel::empty(self.n);
-                for f in fs.iter().filter(|&f| fences.is_none_or(|s| s.contains(f))) {
-                    let before = Set::from_iter(self.n, (0..self.n).filter(|&e| po.contains(e, f)));
-                    let after = Set::from_iter(self.n, po.succs(f));
-                    r.union_with(&Rel::cartesian(&before, &after));
-                }
-                Ok(Value::rel(r))
-            }
-            Builtin::ClassesLoc => {
-                let s = self.prim_set(&arg)?;
-                Ok(valset(
-                    self.classes_loc(&s).into_iter().map(Value::set).collect(),
-                ))
-            }
-            Builtin::Classes => {
-                let r = self.prim_rel(&arg)?;
-                let mut classes = Vec::new();
-                for e in r.domain().iter() {
-                    let mut c = Set::from_iter(self.n, r.succs(e));
-                    c.insert(e);
-                    classes.push(Value::set(c));
-                }
-                Ok(valset(classes))
-            }
-            Builtin::Linearisations => {
-                let (s, r) = Self::pair_args(&arg)?;
-                let s = self.prim_set(&s)?;
-                let r = self.prim_rel(&r)?;
-                Ok(valset(
-                    lin_base(&r, &s)
-                        .linearisations(&s)
-                        .into_iter()
-                        .map(Value::rel)
-                        .collect(),
-                ))
-            }
-            Builtin::DifferentValues => {
-                let r = self.prim_rel(&arg)?;
-                let ev = self.p.events;
-                Ok(Value::rel(self.filter_pairs(
-                    &r,
-                    |a, b| !matches!((ev[a].val, ev[b].val), (Some(x), Some(y)) if x == y),
-                )))
-            }
-            Builtin::SameOa | Builtin::AtLeastOneWritable => {
-                self.prim_rel(&arg)?;
-                Ok(Value::rel(Rel::empty(self.n)))
-            }
-            Builtin::Tag2Events => match arg {
-                Value::Tag(tag) => {
-                    let t = tag.name.as_str();
-                    let set = self
-                        .p
-                        .sets
-                        .get(t)
-                        .or_else(|| self.p.sets.get(tag_set_name(t).as_str()));
-                    Ok(Value::set(
-                        set.cloned().unwrap_or_else(|| Set::empty(self.n)),
-                    ))
-                }
-                _ => Err("argument mismatch".into()),
-            },
-            Builtin::Loc2Events => match arg {
-                Value::Tag(tag) => {
-                    let id = self.p.symbols.get(tag.name.as_str());
-                    let s = Set::from_iter(
-                        self.n,
-                        (0..self.n).filter(|&e| {
-                            let ev = &self.p.events[e];
-                            ev.kind != Kind::Fence
-                                && id.is_some_and(|id| ev.loc == Some(Val::Addr(id)))
-                        }),
-                    );
-                    Ok(Value::set(s))
-                }
-                _ => Err("argument mismatch".into()),
-            },
-            Builtin::Fail => Err("fail".into()),
-            Builtin::AsTransitive => match arg {
-                Value::Rel(_) | Value::Empty | Value::Unv => Ok(arg),
-                _ => Err("argument mismatch".into()),
-            },
+fn pair_args<'m>(v: &Value<'m>) -> Result<(Value<'m>, Value<'m>), String> {
+    match v {
+        Value::Tuple(t) if t.len() == 2 => Ok((t[0].clone(), t[1].clone())),
+        _ => Err("argument mismatch".into()),
+    }
+}
+
+/// The events of `s` grouped by location (herd's `classes-loc`), in order of first event.
+pub fn classes_loc(p: &Primitives, s: &Set) -> Vec<Set> {
+    let mut groups: Vec<(Val, Set)> = Vec::new();
+    for e in s.iter() {
+        let Some(loc) = p.events[e].loc else {
+            continue;
+        };
+        match groups.iter_mut().find(|(l, _)| *l == loc) {
+            Some((_, g)) => g.insert(e),
+            None => groups.push((loc, Set::from_iter(p.n, [e]))),
         }
     }
+    groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Applies built-in `b` to `arg` on the candidate `p`.
+pub fn call<'m>(b: Builtin, p: &Primitives, arg: Value<'m>) -> Result<Value<'m>, String> {
+    let n = p.n;
+    match b {
+        Builtin::Domain | Builtin::Range => match &arg {
+            Value::Empty | Value::Unv => Ok(arg),
+            Value::Rel(r) => Ok(Value::set(if b == Builtin::Domain {
+                r.domain()
+            } else {
+                r.range()
+            })),
+            _ => Err("argument mismatch".into()),
+        },
+        Builtin::Fromto => {
+            let fs = prim_set(n, &arg)?;
+            let po = p.rels.get("po").cloned().unwrap_or_else(|| Rel::empty(n));
+            let fences = p.sets.get("F");
+            let mut r = Rel::empty(n);
+            for f in fs.iter().filter(|&f| fences.is_none_or(|s| s.contains(f))) {
+                let before = Set::from_iter(n, (0..n).filter(|&e| po.contains(e, f)));
+                let after = Set::from_iter(n, po.succs(f));
+                r.union_with(&Rel::cartesian(&before, &after));
+            }
+            Ok(Value::rel(r))
+        }
+        Builtin::ClassesLoc => {
+            let s = prim_set(n, &arg)?;
+            Ok(valset(
+                classes_loc(p, &s).into_iter().map(Value::set).collect(),
+            ))
+        }
+        Builtin::Classes => {
+            let r = prim_rel(n, &arg)?;
+            let mut classes = Vec::new();
+            for e in r.domain().iter() {
+                let mut c = Set::from_iter(n, r.succs(e));
+                c.insert(e);
+                classes.push(Value::set(c));
+            }
+            Ok(valset(classes))
+        }
+        Builtin::Linearisations => {
+            let (s, r) = pair_args(&arg)?;
+            let s = prim_set(n, &s)?;
+            let r = prim_rel(n, &r)?;
+            Ok(valset(
+                lin_base(&r, &s)
+                    .linearisations(&s)
+                    .into_iter()
+                    .map(Value::rel)
+                    .collect(),
+            ))
+        }
+        Builtin::DifferentValues => {
+            let r = prim_rel(n, &arg)?;
+            let ev = p.events;
+            let differ = |a: usize, b: usize| !matches!((ev[a].val, ev[b].val), (Some(x), Some(y)) if x == y);
+            Ok(Value::rel(Rel::from_pairs(
+                n,
+                r.pairs().filter(|&(a, b)| differ(a, b)),
+            )))
+        }
+        Builtin::SameOa | Builtin::AtLeastOneWritable => {
+            prim_rel(n, &arg)?;
+            Ok(Value::rel(Rel::empty(n)))
+        }
+        Builtin::Tag2Events => match arg {
+            Value::Tag(tag) => {
+                let t = tag.name.as_str();
+                let set = p
+                    .sets
+                    .get(t)
+                    .or_else(|| p.sets.get(tag_set_name(t).as_str()));
+                Ok(Value::set(set.cloned().unwrap_or_else(|| Set::empty(n))))
+            }
+            _ => Err("argument mismatch".into()),
+        },
+        Builtin::Loc2Events => match arg {
+            Value::Tag(tag) => {
+                let id = p.symbols.get(tag.name.as_str());
+                let s = Set::from_iter(
+                    n,
+                    (0..n).filter(|&e| {
+                        let ev = &p.events[e];
+                        ev.kind != Kind::Fence && id.is_some_and(|id| ev.loc == Some(Val::Addr(id)))
+                    }),
+                );
+                Ok(Value::set(s))
+            }
+            _ => Err("argument mismatch".into()),
+        },
+        Builtin::Fail => Err("fail".into()),
+        Builtin::AsTransitive => match arg {
+            Value::Rel(_) | Value::Empty | Value::Unv => Ok(arg),
+            _ => Err("argument mismatch".into()),
+        },
+    }
+}
+
+/// The value of a name the model does not bind: a primitive of the candidate, a
+/// built-in, one computable from the events, a bell annotation's set, or one of herd's
+/// predefined sets and relations that this candidate happens not to have (empty).
+pub fn global<'m>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m>> {
+    let name = m.names.name(x);
+    let n = p.n;
+    Some(if let Some(s) = p.sets.get(name) {
+        Value::set(s.clone())
+    } else if let Some(r) = p.rels.get(name) {
+        Value::rel(r.clone())
+    } else if let Some(b) = Builtin::by_name(name) {
+        Value::Prim(b)
+    } else if let Some(v) = derived(p, name) {
+        v
+    } else if let Some(raw) = m.bell_sets.get(&x) {
+        Value::set(
+            p.sets
+                .get(raw.as_str())
+                .cloned()
+                .unwrap_or_else(|| Set::empty(n)),
+        )
+    } else if is_predefined_set(name) {
+        Value::set(Set::empty(n))
+    } else if is_predefined_rel(name) {
+        Value::rel(Rel::empty(n))
+    } else {
+        return None;
+    })
+}
+
+/// Primitives computable from the events alone, for engines that leave them out.
+fn derived<'m>(p: &Primitives, name: &str) -> Option<Value<'m>> {
+    let ev = p.events;
+    let n = p.n;
+    let set = |f: &dyn Fn(&EventInfo) -> bool| {
+        Value::set(Set::from_iter(n, (0..n).filter(|&e| f(&ev[e]))))
+    };
+    let rel = |f: &dyn Fn(&EventInfo, &EventInfo) -> bool| {
+        let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
+        Value::rel(Rel::from_pairs(
+            n,
+            pairs.filter(|&(a, b)| f(&ev[a], &ev[b])),
+        ))
+    };
+    let mem = |e: &EventInfo| matches!(e.kind, Kind::Read | Kind::Write);
+    Some(match name {
+        "id" => Value::rel(Rel::identity(&Set::full(n))),
+        "loc" => rel(&|a, b| mem(a) && mem(b) && a.loc.is_some() && a.loc == b.loc),
+        "int" => rel(&|a, b| a.proc == b.proc),
+        "ext" => rel(&|a, b| a.proc != b.proc),
+        "M" => set(&mem),
+        "R" => set(&|e| e.kind == Kind::Read),
+        "W" => set(&|e| e.kind == Kind::Write),
+        "F" => set(&|e| e.kind == Kind::Fence),
+        "B" => set(&|e| e.kind == Kind::Branch),
+        "IW" => set(&|e| e.kind == Kind::Write && e.proc.is_none()),
+        // Without mixed-size accesses, an access is single-copy atomic with itself.
+        "sm" | "si" => rel(&|a, b| mem(a) && std::ptr::eq(a, b)),
+        _ => return None,
+    })
 }
 
 /// `r` restricted to `s`: what `linearisations(s, r)` extends.

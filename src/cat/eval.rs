@@ -689,25 +689,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
         } else if let Some((_, v)) = self.globals.borrow().iter().find(|(y, _)| *y == x) {
             return Ok(v.clone());
         }
-        let name = self.m.names.name(x);
-        let v = if let Some(s) = self.p.sets.get(name) {
-            Value::set(s.clone())
-        } else if let Some(r) = self.p.rels.get(name) {
-            Value::rel(r.clone())
-        } else if let Some(b) = Builtin::by_name(name) {
-            Value::Prim(b)
-        } else if let Some(v) = self.derived(name) {
-            v
-        } else if let Some(raw) = self.m.bell_sets.get(&x) {
-            match self.p.sets.get(raw.as_str()) {
-                Some(s) => Value::set(s.clone()),
-                None => Value::set(Set::empty(self.n)),
-            }
-        } else if super::builtins::is_predefined_set(name) {
-            Value::set(Set::empty(self.n))
-        } else if super::builtins::is_predefined_rel(name) {
-            Value::rel(Rel::empty(self.n))
-        } else {
+        let Some(v) = super::builtins::global(self.m, self.p, x) else {
+            let name = self.m.names.name(x);
             return Err(self.err(pos, format!("unbound var: {name}")));
         };
         match shared {
@@ -715,39 +698,6 @@ impl<'m, 'p> Ctx<'m, 'p> {
             None => self.globals.borrow_mut().push((x, v.clone())),
         }
         Ok(v)
-    }
-
-    /// Primitives computable from the events alone, for engines that leave them out.
-    fn derived(&self, name: &str) -> Option<Value<'m>> {
-        let ev = self.p.events;
-        let n = self.n;
-        let set = |f: &dyn Fn(&super::EventInfo) -> bool| {
-            Value::set(Set::from_iter(n, (0..n).filter(|&e| f(&ev[e]))))
-        };
-        let rel = |f: &dyn Fn(&super::EventInfo, &super::EventInfo) -> bool| {
-            let pairs = (0..n).flat_map(|a| (0..n).map(move |b| (a, b)));
-            Value::rel(Rel::from_pairs(
-                n,
-                pairs.filter(|&(a, b)| f(&ev[a], &ev[b])),
-            ))
-        };
-        use crate::sem::Kind as K;
-        let mem = |e: &super::EventInfo| matches!(e.kind, K::Read | K::Write);
-        Some(match name {
-            "id" => Value::Rel(self.ident()),
-            "loc" => rel(&|a, b| mem(a) && mem(b) && a.loc.is_some() && a.loc == b.loc),
-            "int" => rel(&|a, b| a.proc == b.proc),
-            "ext" => rel(&|a, b| a.proc != b.proc),
-            "M" => set(&mem),
-            "R" => set(&|e| e.kind == K::Read),
-            "W" => set(&|e| e.kind == K::Write),
-            "F" => set(&|e| e.kind == K::Fence),
-            "B" => set(&|e| e.kind == K::Branch),
-            "IW" => set(&|e| e.kind == K::Write && e.proc.is_none()),
-            // Without mixed-size accesses, an access is single-copy atomic with itself.
-            "sm" | "si" => rel(&|a, b| mem(a) && std::ptr::eq(a, b)),
-            _ => return None,
-        })
     }
 
     // ---------- conversions ----------
@@ -1194,8 +1144,13 @@ impl<'m, 'p> Ctx<'m, 'p> {
     fn seq(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Value<'m>> {
         // A later factor already known to be empty spares the others: the lock part of the
         // LKMM's `rf`, `[IW | UL]; singlestep(co); lk-rmw^-1`, then does not read `co`.
-        if es.len() > 1 && self.stable_empty_factor(env, es) {
-            return Ok(Value::Empty);
+        if es.len() > 1
+            && let Some(polymorphic) = self.stable_empty_factor(env, es)
+        {
+            return Ok(match polymorphic {
+                true => Value::Empty,
+                false => Value::rel(Rel::empty(self.n)),
+            });
         }
         let mut acc = SeqAcc::Neutral;
         for a in es {
@@ -1203,14 +1158,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
             let item = if let Expr::Op1(_, Op1::ToId, s) = a {
                 match self.eval(env, s)? {
                     Value::Empty => return Ok(Value::Empty),
-                    Value::Unv => continue,
+                    Value::Unv => SeqAcc::Id(self.full()),
                     Value::Sym(x) if x.set => SeqAcc::Sym(vec![(x.node, true)]),
                     v => SeqAcc::Id(self.as_set(&v, s.pos())?),
                 }
             } else {
                 match self.eval(env, a)? {
                     Value::Empty => return Ok(Value::Empty),
-                    Value::Unv => continue,
+                    // `_ ; r` relates everything to the range of `r`: not neutral.
+                    Value::Unv => SeqAcc::Shared(self.unv()),
                     Value::Sym(x) if !x.set => SeqAcc::Sym(vec![(x.node, false)]),
                     v => SeqAcc::Shared(self.as_rel(&v, a.pos())?),
                 }
@@ -1243,8 +1199,10 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 SeqAcc::Rel(r) => r.is_empty(),
                 SeqAcc::Neutral | SeqAcc::Sym(_) => false,
             };
+            // herd's sequence of relations is a relation, empty or not: only an operand
+            // that is the polymorphic `{}` makes it `{}` (so `~(r; s)` stays a relation).
             if empty {
-                return Ok(Value::Empty);
+                return Ok(Value::rel(Rel::empty(self.n)));
             }
         }
         Ok(match acc {
@@ -1279,15 +1237,15 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// same for every candidate of the runs' shapes (kept in the run cache) and empty.
     /// Decided once per shape and environment, and only in the environments candidates
     /// share (a name there always means the same binding).
-    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> bool {
+    fn stable_empty_factor(&self, env: &Env<'m>, es: &'m [Expr]) -> Option<bool> {
         let (Some(c), Some(n)) = (self.cache, env.0.as_ref().filter(|n| n.shared.get())) else {
-            return false;
+            return None;
         };
         let key = (es.as_ptr() as usize, Rc::as_ptr(n) as usize);
         if let Some(&found) = c.seq_empty.borrow().get(&key) {
             return found;
         }
-        let mut found = false;
+        let mut found = None;
         for a in &es[1..] {
             let x = match a {
                 Expr::Var(_, x) => *x,
@@ -1298,8 +1256,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 _ => continue,
             };
             let kept = self.find(env, x).and_then(|slot| self.kept_for_shape(slot));
-            if kept.is_some_and(|v| is_empty_coll(&v)) {
-                found = true;
+            if let Some(v) = kept.filter(is_empty_coll) {
+                found = Some(matches!(v, Value::Empty));
                 break;
             }
         }
@@ -1509,8 +1467,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
                 let env = self.call_env(pos, c, arg)?;
                 self.nested(pos, || self.eval(&env, &c.def.body))
             }
-            Value::Prim(b) => self
-                .call_builtin(*b, arg)
+            Value::Prim(b) => super::builtins::call(*b, self.p, arg)
                 .map_err(|msg| self.err(pos, format!("primitive {}: {msg}", b.name()))),
             v => Err(self.err(
                 pos,

@@ -15,6 +15,7 @@ mod native;
 mod parse;
 mod plan;
 mod prune;
+pub mod reference;
 mod stable;
 mod tally;
 #[cfg(test)]
@@ -323,8 +324,8 @@ pub struct RunCache<'m> {
     /// varies between candidates (see `Ctx::force`).
     steady: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
     /// Whether a sequence, by its factors and shared environment, has a later factor kept
-    /// here that is empty (see `Ctx::seq`).
-    seq_empty: std::cell::RefCell<FxMap<(usize, usize), bool>>,
+    /// here that is empty, and whether that one is the polymorphic `{}` (see `Ctx::seq`).
+    seq_empty: std::cell::RefCell<FxMap<(usize, usize), Option<bool>>>,
     /// Whether branches and partial choices of `rf` may be judged from plans (see
     /// [`plan`]; the answers are the same).
     pub plan: std::cell::Cell<bool>,

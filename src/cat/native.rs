@@ -6,6 +6,7 @@
 //! natively, and `with x from ...` walks it lazily, one branch at a time.
 
 use super::ast::{Expr, FunDef, Ins, Pat, Pos};
+use super::builtins::{classes_loc, prim_rel, prim_set};
 use super::eval::{Ctx, R};
 use super::value::{Env, Value, has_sym, valset};
 use crate::rel::{Rel, Set};
@@ -153,14 +154,14 @@ impl<'m> Ctx<'m, '_> {
                 classes.map(|c| (c, &t[0]))
             }
             (Value::Tuple(t), _) if t.len() == 2 => {
-                let s = self.prim_set(&t[0]).ok();
-                s.map(|s| (self.classes_loc(&s), &t[1]))
+                let s = prim_set(self.n, &t[0]).ok();
+                s.map(|s| (classes_loc(self.p, &s), &t[1]))
             }
             _ => None,
         };
         let base = parts.as_ref().and_then(|(_, b)| match b {
             Value::Sym(x) if !x.set => Some(Err(x.node)),
-            b => self.prim_rel(b).ok().map(Ok),
+            b => prim_rel(self.n, b).ok().map(Ok),
         });
         // Other shapes are left to the interpreter, which reports the errors.
         let (Some((classes, _)), Some(base)) = (parts, base) else {

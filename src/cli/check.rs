@@ -50,6 +50,9 @@ pub fn run(a: &CheckArgs) -> i32 {
         options.symmetry = false;
         options.plans = false;
     }
+    if a.reference {
+        options = options.reference();
+    }
     let settings = a.limits.settings(options);
     let records = super::run_batch(&files, &models, &settings, parallel);
     if a.verbose {

@@ -213,6 +213,11 @@ pub struct CheckArgs {
     /// for comparisons).
     #[arg(long)]
     pub no_bound: bool,
+    /// Judge with every fast path off: the reference evaluator of the cat language on
+    /// every candidate, enumerated with no symmetry, cut or bound (slow; the same answers,
+    /// within the same limits).
+    #[arg(long)]
+    pub reference: bool,
     /// Explain forbidden outcomes: the axiom and the cycle that rule them out.
     #[arg(long)]
     pub explain: bool,

@@ -45,6 +45,9 @@ pub struct Options {
     /// Run the model's branches and its bounds from below natively, from plans made by
     /// running it once on symbolic values (see `cat::plan`).
     pub plans: bool,
+    /// Judge every candidate with the reference evaluator ([`crate::cat::reference`]),
+    /// every fast path of the enumeration off too (see [`Options::reference`]).
+    pub reference: bool,
 }
 
 impl Default for Options {
@@ -58,6 +61,23 @@ impl Default for Options {
             cut_min: CUT_MIN,
             symmetry: true,
             plans: true,
+            reference: false,
+        }
+    }
+}
+
+impl Options {
+    /// The whole pipeline with every fast path off: no symmetry, no cuts, no bounds, no
+    /// plans, every `rf` offered, and each candidate judged by the reference evaluator.
+    /// Slow, and the same answers.
+    pub fn reference(self) -> Options {
+        Options {
+            bound_min: 0,
+            cut_min: 0,
+            symmetry: false,
+            plans: false,
+            reference: true,
+            ..self
         }
     }
 }
@@ -269,6 +289,7 @@ pub(crate) fn prepare<'t>(
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
+    let every_rf = every_rf || opts.reference;
     let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     let shown = shown_locations(test);
     let sym = (opts.symmetry && !every_rf)
@@ -332,7 +353,10 @@ fn visit_part(
     // A filter that the registers of the runs chosen so far already falsify drops the
     // combination before its other threads, rf and final writes are enumerated. Not when
     // some run is cut by the unrolling bound: such candidates count for `Loop` first.
-    let filter = test.filter.as_ref().filter(|_| !runs.cut);
+    let filter = test
+        .filter
+        .as_ref()
+        .filter(|_| !runs.cut && !opts.reference);
     // With symmetries, a whole combination is judged only when it is the first of its
     // orbit; `images` then holds the symmetries giving its distinct renamings.
     let images: RefCell<Vec<usize>> = RefCell::new(vec![0]);
@@ -486,29 +510,29 @@ fn visit_part(
                     })
                 });
             }
-            let cache = for_shapes(0, c.shapes);
             let mut keep = true;
             // Only a branch satisfying the condition may make the witness graph or explain
             // why the outcome is forbidden.
-            let res = model.run_cached(
-                &c.prims,
-                Some(cache),
-                sat,
-                &opts.budget,
-                &mut |verdict: Verdict| {
-                    debug_assert!(
-                        bounded.is_none() || verdict.failed.is_none(),
-                        "a bounded candidate fails {:?}",
-                        verdict.failed
-                    );
-                    witnessed |= sat && verdict.failed.is_none();
-                    if sat && verdict.failed.is_some() {
-                        explained.set(true);
-                    }
-                    keep = hand(verdict);
-                    keep
-                },
-            );
+            let mut judge = |verdict: Verdict| {
+                debug_assert!(
+                    bounded.is_none() || verdict.failed.is_none(),
+                    "a bounded candidate fails {:?}",
+                    verdict.failed
+                );
+                witnessed |= sat && verdict.failed.is_none();
+                if sat && verdict.failed.is_some() {
+                    explained.set(true);
+                }
+                keep = hand(verdict);
+                keep
+            };
+            let res = match opts.reference {
+                true => crate::cat::reference::run(model, &c.prims, sat, &opts.budget, &mut judge),
+                false => {
+                    let cache = Some(for_shapes(0, c.shapes));
+                    model.run_cached(&c.prims, cache, sat, &opts.budget, &mut judge)
+                }
+            };
             match res {
                 Ok(()) => return keep,
                 Err(CatError {
