@@ -1158,6 +1158,8 @@ impl<'m, 'p> Ctx<'m, 'p> {
             let item = if let Expr::Op1(_, Op1::ToId, s) = a {
                 match self.eval(env, s)? {
                     Value::Empty => return Ok(Value::Empty),
+                    // Composing with nothing gives the empty relation, whatever the rest.
+                    Value::Set(s) if s.is_empty() => return Ok(Value::rel(Rel::empty(self.n))),
                     Value::Unv => SeqAcc::Id(self.full()),
                     Value::Sym(x) if x.set => SeqAcc::Sym(vec![(x.node, true)]),
                     v => SeqAcc::Id(self.as_set(&v, s.pos())?),
@@ -1165,6 +1167,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
             } else {
                 match self.eval(env, a)? {
                     Value::Empty => return Ok(Value::Empty),
+                    Value::Rel(r) if r.is_empty() => return Ok(Value::rel(Rel::empty(self.n))),
                     // `_ ; r` relates everything to the range of `r`: not neutral.
                     Value::Unv => SeqAcc::Shared(self.unv()),
                     Value::Sym(x) if !x.set => SeqAcc::Sym(vec![(x.node, false)]),
