@@ -26,7 +26,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     let choice = match super::choice(&a.m) {
         Ok(c) => c,
         Err(e) => {
-            say!("error: {e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -63,25 +63,27 @@ pub fn run(a: &CheckArgs) -> i32 {
     // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
     let mut status = if problems { 2 } else { 0 };
     let mut limited = false;
+    let mut warned = std::collections::BTreeSet::new();
     // Each file's parse error once, whatever the number of models.
     for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
         match &r.status {
-            Status::Error(e) if r.test.is_none() => {
-                say!("{e}");
-                status = 2;
-            }
             Status::Error(e) => {
-                say!("error: {}: {e}", r.file.display());
+                say!("{}", e.render_file());
                 status = 2;
             }
             Status::Undetermined(e, _) => {
-                say!("warning: {}: undetermined, {e}", r.file.display());
+                say!("{}: warning: undetermined, {e}", r.file.display());
                 limited = true;
             }
             Status::Judged(j) => {
+                for w in &j.warnings {
+                    if warned.insert((&r.file, &w.msg)) {
+                        say!("{}", super::diag::warning(&r.file, w));
+                    }
+                }
                 if j.cut {
                     say!(
-                        "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
+                        "{}: warning: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
                         r.file.display(),
                         a.unroll
                     );
@@ -94,7 +96,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                     _ => Ok(()),
                 };
                 if let Err(e) = drawn {
-                    say!("error: {}: {e}", r.file.display());
+                    say!("{}: error: {e}", r.file.display());
                     status = 2;
                 }
             }

@@ -100,7 +100,10 @@ fn compute(a: &ExploreArgs, test: &Test, m: &Loaded) -> Result<App, String> {
         unroll: a.unroll,
         ..Options::default()
     };
-    let fail = |e: litmus::exec::EngineError| format!("error: {}: {e}", a.file.display());
+    let fail = |e: litmus::exec::EngineError| {
+        litmus::report::diag::Diagnostic::error(a.file.display().to_string(), e.at, e.msg)
+            .render_file()
+    };
     let j = outcome::judge(test, &m.model, m.macros.as_ref(), &opts).map_err(fail)?;
     let x: Exploration =
         outcome::explore::executions(test, &m.model, m.macros.as_ref(), &opts, a.limit)

@@ -402,7 +402,7 @@ pub fn batch(paths: &[PathBuf], jobs: Option<usize>) -> Option<Batch> {
 /// `.cat` and `.cfg` files) or `all`, else each test's architecture picks.
 pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
     let request = m.request();
-    if let Some(loaded) = model::load_files(&request).map_err(|e| format!("error: {e}"))? {
+    if let Some(loaded) = model::load_files(&request).map_err(|e| diag::model_error(&e))? {
         return Ok(Choice::files(loaded));
     }
     match &m.model {
@@ -438,7 +438,7 @@ pub fn run_batch(
             b.inc(1);
         }
     };
-    let records = litmus::batch::run(files, &diag::load_test, models, settings, parallel, &done);
+    let records = litmus::batch::run(files, &diag::load_record, models, settings, parallel, &done);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -465,7 +465,7 @@ pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
 pub fn litmus_files(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let w = litmus::source::walk(paths, "litmus");
     for p in &w.problems {
-        say!("error: {p}");
+        say!("{p}");
     }
     (w.files, !w.problems.is_empty())
 }

@@ -38,7 +38,7 @@ pub fn line(file: &str, t: &Test, j: &Judgement) -> String {
 /// it got.
 pub fn unanswered(file: &str, t: Option<&Test>, model: &str, status: &Status) -> String {
     let (kind, message, explored) = match status {
-        Status::Error(e) => ("error", e.clone(), None),
+        Status::Error(e) => ("error", e.to_string(), None),
         Status::Undetermined(why, explored) => (
             match why {
                 Exhausted::Time { .. } => "timeout",

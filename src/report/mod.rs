@@ -1,6 +1,7 @@
 //! Stage 6: reporting judgements (herd7's text format, tables across models, JSON,
 //! explanations of forbidden outcomes).
 
+pub mod diag;
 pub mod dot;
 pub mod herd;
 pub mod json;
