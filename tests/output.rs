@@ -266,3 +266,273 @@ fn executions_lost_to_division_by_zero_or_null_dereference_are_warned_with_the_r
         );
     }
 }
+
+/// The crate's own suite of tests.
+fn suite() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// JSON lines parsed.
+fn records(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Records without what changes from run to run (seconds, herd's `Time` line).
+fn steady(mut v: serde_json::Value) -> serde_json::Value {
+    if let Some(o) = v.as_object_mut() {
+        o.remove("seconds");
+        if let Some(h) = o.get("herd").and_then(|h| h.as_str()) {
+            let h: String = h
+                .lines()
+                .filter(|l| !l.starts_with("Time "))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            o.insert("herd".into(), h.into());
+        }
+    }
+    v
+}
+
+#[test]
+fn json_has_one_record_per_file_and_model_even_for_errors_and_timeouts() {
+    let s = Scratch::new("json");
+    s.file("sb.litmus", SB);
+    s.file(
+        "semi.litmus",
+        "C semi\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\nexists (x=0)\n",
+    );
+    let o = run(
+        &s.0,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--model",
+            "lkmm,lkmm",
+            "sb.litmus",
+            "semi.litmus",
+        ],
+    );
+    let rs = records(&o);
+    assert_eq!(rs.len(), 4, "{}", stdout(&o));
+    let status: Vec<(&str, &str)> = rs
+        .iter()
+        .map(|r| (r["file"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("sb.litmus", "ok"),
+            ("sb.litmus", "ok"),
+            ("semi.litmus", "error"),
+            ("semi.litmus", "error")
+        ]
+    );
+    assert_eq!(rs[2]["message"], "expected `;`, found `}`");
+    assert_eq!(
+        (rs[2]["line"].as_u64(), rs[2]["col"].as_u64()),
+        (Some(3), Some(32))
+    );
+    // States are maps from location to value.
+    let states = rs[0]["states"].as_array().unwrap();
+    assert_eq!(states.len(), 4);
+    assert!(
+        states.iter().any(|m| m["0:r0"] == 0 && m["1:r1"] == 0),
+        "{states:?}"
+    );
+    // A timeout is a record too, with how far it got.
+    let o = run(
+        &s.0,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--timeout",
+            "0.000000001",
+            "sb.litmus",
+        ],
+    );
+    let rs = records(&o);
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0]["status"], "timeout");
+    assert!(rs[0]["message"].as_str().unwrap().contains("timed out"));
+}
+
+#[test]
+fn json_cycles_and_witnesses_refer_to_an_events_table() {
+    let f = suite().join("litmus/classic/C/SB+mbs.litmus");
+    let o = run(
+        &suite(),
+        &["check", "--format", "json", f.to_str().unwrap()],
+    );
+    let r = &records(&o)[0];
+    let fb = &r["forbidden_by"];
+    let events = fb["events"].as_array().unwrap();
+    let cycle = fb["cycle"].as_array().unwrap();
+    assert!(!cycle.is_empty(), "{r}");
+    for step in cycle {
+        let id = step["event"].as_u64().unwrap() as usize;
+        assert_eq!(events[id]["id"], id as u64);
+        assert!(events[id]["label"].is_string());
+    }
+    let f = suite().join("litmus/classic/C/SB+onces.litmus");
+    let o = run(
+        &suite(),
+        &["check", "--format", "json", f.to_str().unwrap()],
+    );
+    let w = &records(&o)[0]["witness"];
+    let n = w["events"].as_array().unwrap().len() as u64;
+    let edges = w["edges"].as_array().unwrap();
+    assert!(edges.iter().any(|e| e["rel"] == "rf"));
+    assert!(
+        edges
+            .iter()
+            .all(|e| e["from"].as_u64() < Some(n) && e["to"].as_u64() < Some(n))
+    );
+}
+
+#[test]
+fn json_records_of_the_suite_snapshot() {
+    let o = run(
+        &suite(),
+        &["check", "--format", "json", "litmus/classic/X86"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines: Vec<String> = records(&o)
+        .into_iter()
+        .map(|r| steady(r).to_string())
+        .collect();
+    insta::assert_snapshot!("json_classic_x86", lines.join("\n"));
+}
+
+#[test]
+fn table_of_the_suite_snapshot() {
+    let o = run(
+        &suite(),
+        &["check", "--model", "all", "--format", "table", "litmus"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("table_suite", stdout(&o));
+}
+
+#[test]
+fn table_rows_are_files_and_clashing_names_show_paths() {
+    let s = Scratch::new("clash");
+    s.file("a/sb.litmus", SB);
+    s.file(
+        "b/sb.litmus",
+        &SB.replace(
+            "WRITE_ONCE(*x, 1); int r0",
+            "WRITE_ONCE(*x, 1); smp_mb(); int r0",
+        )
+        .replace(
+            "WRITE_ONCE(*y, 1); int r1",
+            "WRITE_ONCE(*y, 1); smp_mb(); int r1",
+        ),
+    );
+    let o = run(
+        &s.0,
+        &["check", "--format", "table", "--model", "lkmm", "a", "b"],
+    );
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().skip(2).take(2).collect();
+    assert!(
+        rows[0].starts_with("a/sb.litmus") && rows[0].contains("allowed (4 states)"),
+        "{out}"
+    );
+    assert!(
+        rows[1].starts_with("b/sb.litmus") && rows[1].contains("forbidden (3 states)"),
+        "{out}"
+    );
+    assert!(!out.contains("SB: "), "rows merged by name: {out}");
+}
+
+#[test]
+fn table_says_timeout_data_race_one_state_and_sums_up_the_batch() {
+    let s = Scratch::new("table");
+    s.file("sb.litmus", SB);
+    // Plain accesses racing: the LKMM flags a data race.
+    s.file(
+        "race.litmus",
+        &SB.replace("WRITE_ONCE(*x, 1)", "*x = 1")
+            .replace("READ_ONCE(*x)", "*x"),
+    );
+    s.file(
+        "one.litmus",
+        "C one\n{}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n",
+    );
+    s.file(
+        "semi.litmus",
+        "C semi\n{}\nP0(int *x) { WRITE_ONCE(*x, 1) }\nexists (x=0)\n",
+    );
+    let o = run(
+        &s.0,
+        &[
+            "check",
+            "--format",
+            "table",
+            "--model",
+            "lkmm",
+            "sb.litmus",
+            "race.litmus",
+            "one.litmus",
+            "semi.litmus",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(out.contains("allowed (4 states, data race)"), "{out}");
+    assert!(out.contains("allowed (1 state)"), "{out}");
+    assert!(
+        out.contains("semi.litmus  error") || out.contains("semi  "),
+        "{out}"
+    );
+    assert!(
+        out.contains("data race: the model flags one"),
+        "no legend: {out}"
+    );
+    assert!(
+        out.ends_with("4 files: 3 judged, 1 error, 0 timeouts, 0 mismatches\n"),
+        "{out}"
+    );
+    let o = run(
+        &s.0,
+        &[
+            "check",
+            "--format",
+            "table",
+            "--model",
+            "lkmm",
+            "--timeout",
+            "0.000000001",
+            "sb.litmus",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.lines().nth(2).unwrap().ends_with("timeout"), "{out}");
+    assert!(
+        out.ends_with("1 file: 0 judged, 0 errors, 1 timeout, 0 mismatches\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn table_summary_counts_answers_that_contradict_their_result_comment() {
+    let s = Scratch::new("mismatch");
+    s.file(
+        "sb.litmus",
+        &SB.replace("{}\n", "(* Result: Never *)\n{}\n"),
+    );
+    let o = run(
+        &s.0,
+        &["check", "--format", "table", "--model", "lkmm", "sb.litmus"],
+    );
+    assert!(
+        stdout(&o).ends_with("1 file: 1 judged, 0 errors, 0 timeouts, 1 mismatch\n"),
+        "{}",
+        stdout(&o)
+    );
+}

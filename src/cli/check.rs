@@ -5,7 +5,7 @@ use litmus::batch::{Models, Status};
 use litmus::litmus::ast::Test;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
-use litmus::report::table::{Row, TableCell};
+use litmus::report::record::{self, Record};
 
 pub fn run(a: &CheckArgs) -> i32 {
     if a.compile {
@@ -157,50 +157,23 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
         "table" => {
-            // Tests of one family (a `Family=` header line) share a row.
-            let mut rows: Vec<Row> = Vec::new();
-            for r in &records {
-                let Some(t) = &r.test else { continue };
-                let family = t
-                    .info
-                    .iter()
-                    .find(|(k, _)| k == "Family")
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_else(|| t.name.clone());
-                let k = match rows.iter().position(|row| row.name == family) {
-                    Some(k) => k,
-                    None => {
-                        rows.push(Row {
-                            name: family,
-                            cells: (0..columns.len()).map(|_| Vec::new()).collect(),
-                        });
-                        rows.len() - 1
-                    }
-                };
-                let cell = match &r.status {
-                    Status::Judged(j) => TableCell::Judged(j.as_ref()),
-                    Status::Undetermined(why, _) => TableCell::Undetermined(why),
-                    Status::Error(_) => TableCell::Failed,
-                    Status::NotApplicable => continue,
-                };
-                rows[k].cells[r.column].push((t.name.clone(), cell));
-            }
-            out += &report::table::render(&columns, &rows);
+            let recs: Vec<Record> = records
+                .iter()
+                .filter_map(|r| record::of(r, &columns[r.column]))
+                .collect();
+            out += &report::table::render(&columns, &recs);
         }
-        "json" => {
-            for r in &records {
-                let file = r.file.display().to_string();
-                let line = match (&r.status, &r.test) {
-                    (Status::Judged(j), Some(t)) => report::json::line(&file, t, j),
-                    (Status::NotApplicable, _) => continue,
-                    (status, t) => report::json::unanswered(&file, t.as_deref(), &r.model, status),
-                };
-                out += &line;
+        "json" | "jsonl" => {
+            for r in records
+                .iter()
+                .filter_map(|r| record::of(r, &columns[r.column]))
+            {
+                out += &r.to_line();
                 out.push('\n');
             }
         }
         other => {
-            say!("error: unknown format `{other}` (herd, table, json)");
+            say!("error: unknown format `{other}` (herd, table, json, jsonl)");
             return 2;
         }
     }

@@ -4,8 +4,8 @@
 pub mod diag;
 pub mod dot;
 pub mod herd;
-pub mod json;
 pub mod judge;
+pub mod record;
 pub mod table;
 
 use crate::litmus::ast::Test;
