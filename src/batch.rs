@@ -292,6 +292,22 @@ pub enum Status {
     NotApplicable,
 }
 
+/// Which of `files` shard `k` of `n` (1-based) judges, by position: the files sorted by
+/// path, every `n`th from the `k`th, so that the shards of a batch split it the same way
+/// whatever order the files were given in.
+pub fn shard(files: &[PathBuf], k: usize, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].cmp(&files[b]));
+    let mut mine: Vec<usize> = order
+        .into_iter()
+        .enumerate()
+        .filter(|(rank, _)| rank % n == k - 1)
+        .map(|(_, i)| i)
+        .collect();
+    mine.sort();
+    mine
+}
+
 /// How each test of a batch is judged.
 #[derive(Clone)]
 pub struct Settings {

@@ -183,7 +183,7 @@ fn a_model_that_does_not_cover_a_test_leaves_its_cell_empty() {
         model: "x86tso".into(),
         status: Status::Judged(Box::new(a)),
     };
-    let recs = vec![record::of(&r, "x86tso").unwrap()];
+    let recs = vec![record::of(&r, "x86tso", 0)];
     let out = render(&["lkmm".into(), "x86tso".into()], &recs);
     let line = out.lines().nth(2).unwrap();
     assert!(

@@ -536,3 +536,119 @@ fn table_summary_counts_answers_that_contradict_their_result_comment() {
         stdout(&o)
     );
 }
+
+/// herd blocks without their `Time` lines (the only thing two runs may differ in).
+fn timeless(herd: &str) -> String {
+    herd.lines()
+        .filter(|l| !l.starts_with("Time "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn shards_are_deterministic_whatever_order_the_files_are_given_in() {
+    let files = ["litmus/classic/X86", "litmus/classic/PPC"];
+    let picked = |args: &[&str]| -> Vec<String> {
+        let o = run(&suite(), args);
+        records(&o)
+            .iter()
+            .map(|r| format!("{} {}", r["index"], r["file"]))
+            .collect()
+    };
+    let mut all = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let a = picked(&[
+            "check", "--format", "jsonl", "--shard", &shard, files[0], files[1],
+        ]);
+        let b = picked(&[
+            "check", "--format", "jsonl", "--shard", &shard, files[1], files[0],
+        ]);
+        let names = |v: &[String]| -> Vec<String> {
+            let mut n: Vec<String> = v
+                .iter()
+                .map(|l| l.split_once(' ').unwrap().1.to_string())
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(
+            names(&a),
+            names(&b),
+            "shard {shard} depends on the order of the paths"
+        );
+        assert!(!a.is_empty());
+        all.extend(names(&a));
+    }
+    let whole = picked(&["check", "--format", "jsonl", files[0], files[1]]);
+    all.sort();
+    let mut want: Vec<String> = whole
+        .iter()
+        .map(|l| l.split_once(' ').unwrap().1.to_string())
+        .collect();
+    want.sort();
+    assert_eq!(all, want, "the shards do not split the batch exactly");
+    let o = run(&suite(), &["check", "--shard", "5/4", files[0]]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("1 <= K <= N"), "{}", stderr(&o));
+}
+
+/// GNU parallel, which the README's sharded runs use: installed by `.ci/run` (Debian's
+/// `parallel` package). Missing, this test fails and says so.
+fn gnu_parallel() -> &'static str {
+    let ok = Command::new("parallel")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("GNU parallel"));
+    assert!(
+        ok,
+        "GNU parallel is not installed: `apt-get install parallel` (.ci/run installs it); \
+         this test runs the README's sharded batch through it"
+    );
+    "parallel"
+}
+
+#[test]
+fn four_shards_through_gnu_parallel_merge_into_the_unsharded_output() {
+    let parallel = gnu_parallel();
+    let s = Scratch::new("shards");
+    let bin = env!("CARGO_BIN_EXE_litmus");
+    let paths = "litmus/classic litmus/locks litmus/primitives";
+    let whole = |format: &str| {
+        let mut args = vec!["check", "--format", format];
+        args.extend(paths.split(' '));
+        run(&suite(), &args)
+    };
+    let out = s.0.display().to_string();
+    let o = Command::new(parallel)
+        .current_dir(suite())
+        .args(["-j", "4", "--halt", "now,fail=1"])
+        .arg(format!(
+            "{bin} check --shard {{}}/4 --format jsonl {paths} > {out}/shard{{}}.jsonl"
+        ))
+        .args([":::", "1", "2", "3", "4"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "parallel: {}", stderr(&o));
+    let shards: Vec<String> = (1..=4).map(|k| format!("{out}/shard{k}.jsonl")).collect();
+    for f in &shards {
+        assert!(std::fs::metadata(f).unwrap().len() > 0, "{f} is empty");
+    }
+    let report = |format: &str| {
+        let mut args = vec!["report", "--format", format];
+        args.extend(shards.iter().map(String::as_str));
+        run(&suite(), &args)
+    };
+    // The table has no timings: byte for byte the same.
+    let (merged, unsharded) = (report("table"), whole("table"));
+    assert_eq!(merged.status.code(), unsharded.status.code());
+    assert_eq!(stdout(&merged), stdout(&unsharded));
+    // herd's blocks: the same but for each run's own `Time` lines.
+    let (merged, unsharded) = (report("herd"), whole("herd"));
+    assert_eq!(timeless(&stdout(&merged)), timeless(&stdout(&unsharded)));
+    assert!(stdout(&merged).contains("Test SB+mbs Allowed"));
+    // The records merged are the unsharded run's, in its order.
+    let strip =
+        |o: &Output| -> Vec<serde_json::Value> { records(o).into_iter().map(steady).collect() };
+    assert_eq!(strip(&report("jsonl")), strip(&whole("jsonl")));
+}

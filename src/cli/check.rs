@@ -22,6 +22,16 @@ pub fn run(a: &CheckArgs) -> i32 {
     if files.is_empty() {
         return 2;
     }
+    // Each file's place in the whole batch, which a shard's records keep.
+    let (files, index): (Vec<std::path::PathBuf>, Vec<usize>) = match a.shard {
+        Some((k, n)) => litmus::batch::shard(&files, k, n)
+            .into_iter()
+            .map(|i| (files[i].clone(), i))
+            .unzip(),
+        None => files.iter().cloned().zip(0..).unzip(),
+    };
+    let place: std::collections::HashMap<&std::path::Path, usize> =
+        files.iter().map(|f| f.as_path()).zip(index).collect();
     let request = a.m.request();
     let choice = match super::choice(&a.m) {
         Ok(c) => c,
@@ -156,21 +166,15 @@ pub fn run(a: &CheckArgs) -> i32 {
                 out.push('\n');
             }
         }
-        "table" => {
+        "table" | "json" | "jsonl" => {
             let recs: Vec<Record> = records
                 .iter()
-                .filter_map(|r| record::of(r, &columns[r.column]))
+                .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
                 .collect();
-            out += &report::table::render(&columns, &recs);
-        }
-        "json" | "jsonl" => {
-            for r in records
-                .iter()
-                .filter_map(|r| record::of(r, &columns[r.column]))
-            {
-                out += &r.to_line();
-                out.push('\n');
-            }
+            out += &match format {
+                "table" => report::table::render(&columns, &recs),
+                _ => record::lines(&recs),
+            };
         }
         other => {
             say!("error: unknown format `{other}` (herd, table, json, jsonl)");

@@ -16,7 +16,11 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub file: String,
-    /// `ok`, `error`, `timeout`, `out-of-memory`, `too-big`.
+    /// The file's place in the whole batch (of every shard): records merge in its order.
+    #[serde(default)]
+    pub index: usize,
+    /// `ok`, `error`, `timeout`, `out-of-memory`, `too-big`, or `not-applicable` (a
+    /// model of a table that does not cover the test's architecture).
     pub status: String,
     /// Why there is no answer (empty when `ok`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -213,12 +217,13 @@ pub fn exhausted_status(why: &Exhausted) -> &'static str {
     }
 }
 
-/// The record of one (file, model) of a batch, under the table heading `column_name`;
-/// `None` for a model that does not cover the test's architecture.
-pub fn of(r: &Judged, column_name: &str) -> Option<Record> {
+/// The record of one (file, model) of a batch, the `index`th file of the batch, under the
+/// table heading `column_name`.
+pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
     let t = r.test.as_deref();
     let mut rec = Record {
         file: r.file.display().to_string(),
+        index,
         status: "ok".into(),
         message: String::new(),
         line: None,
@@ -241,7 +246,7 @@ pub fn of(r: &Judged, column_name: &str) -> Option<Record> {
         warnings: Vec::new(),
     };
     match (&r.status, t) {
-        (Status::NotApplicable, _) => return None,
+        (Status::NotApplicable, _) => rec.status = "not-applicable".into(),
         (Status::Judged(j), Some(t)) => {
             rec.answer = Some(answer(t, j));
             rec.herd = herd::block(t, j);
@@ -277,13 +282,32 @@ pub fn of(r: &Judged, column_name: &str) -> Option<Record> {
             rec.message = "judged without a test".into();
         }
     }
-    Some(rec)
+    rec
+}
+
+/// Records as JSON lines.
+pub fn lines(records: &[Record]) -> String {
+    records.iter().map(|r| r.to_line() + "\n").collect()
+}
+
+/// herd7's blocks of `records`, as `check --format herd` prints them.
+pub fn herd_blocks(records: &[Record]) -> String {
+    records
+        .iter()
+        .filter(|r| !r.herd.is_empty())
+        .map(|r| r.herd.clone() + "\n")
+        .collect()
 }
 
 impl Record {
     /// One JSON line.
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Whether the model covers the test (it may still have no answer).
+    pub fn applies(&self) -> bool {
+        self.status != "not-applicable"
     }
 
     /// Whether it has an answer.

@@ -79,6 +79,9 @@ pub fn render(columns: &[String], records: &[Record]) -> String {
     let mut keys: Vec<String> = Vec::new();
     let mut rows: BTreeMap<String, (String, Vec<Vec<&Record>>)> = BTreeMap::new();
     for r in records {
+        if !r.applies() {
+            continue;
+        }
         let (key, name) = match &r.family {
             Some(f) => (format!("family {f}"), f.clone()),
             None => (
@@ -177,6 +180,7 @@ timeout, out of memory, too big: no answer within the limits; error: not judged 
 /// The batch in one line: files, (file, model) pairs judged, errors, out of budget, and
 /// answers that contradict their test's `Result:` comment.
 pub fn summary(records: &[Record]) -> String {
+    let records: Vec<&Record> = records.iter().filter(|r| r.applies()).collect();
     let mut files: Vec<&str> = records.iter().map(|r| r.file.as_str()).collect();
     files.sort();
     files.dedup();
