@@ -84,13 +84,16 @@ fn undefined_name(p: &Program, runs: &ThreadRuns, l: &LocRef) -> Option<String> 
                     Thread::C(c) => c.params.iter().any(|x| &x.name == g),
                     _ => false,
                 });
-            let touched = p.symbols.get(g).is_some_and(|id| {
-                runs.runs
-                    .iter()
-                    .flatten()
-                    .flat_map(|r| &r.events)
-                    .any(|e| e.loc == Some(Value::Addr(id)))
-            });
+            // Only an undeclared name is looked for among the events (big tests have
+            // hundreds of thousands of runs).
+            let touched = declared
+                || p.symbols.get(g).is_some_and(|id| {
+                    runs.runs
+                        .iter()
+                        .flatten()
+                        .flat_map(|r| &r.events)
+                        .any(|e| e.loc == Some(Value::Addr(id)))
+                });
             (!declared && !touched).then(|| {
                 format!(
                     "the condition reads location `{shown}`, which no thread accesses and the \
