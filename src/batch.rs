@@ -6,6 +6,7 @@ use crate::budget::{Budget, Exhausted, Explored};
 use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
 use crate::outcome::{self, Judgement, Options};
+use crate::report::diag::Diagnostic;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -284,10 +285,27 @@ pub enum Status {
     Judged(Box<Judgement>),
     /// The test ran out of its budget: no answer, only how far it got.
     Undetermined(Exhausted, Explored),
-    /// The file, the model or the engine failed; the message is ready to print.
-    Error(String),
+    /// The file, the model or the engine failed: the message, at its place in the file
+    /// when it has one (print it with [`Diagnostic::render_file`]).
+    Error(Diagnostic),
     /// In a table across models, a model that does not speak the test's language.
     NotApplicable,
+}
+
+/// Which of `files` shard `k` of `n` (1-based) judges, by position: the files sorted by
+/// path, every `n`th from the `k`th, so that the shards of a batch split it the same way
+/// whatever order the files were given in.
+pub fn shard(files: &[PathBuf], k: usize, n: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..files.len()).collect();
+    order.sort_by(|&a, &b| files[a].cmp(&files[b]));
+    let mut mine: Vec<usize> = order
+        .into_iter()
+        .enumerate()
+        .filter(|(rank, _)| rank % n == k - 1)
+        .map(|(_, i)| i)
+        .collect();
+    mine.sort();
+    mine
 }
 
 /// How each test of a batch is judged.
@@ -304,7 +322,7 @@ pub struct Settings {
 /// `models`, on the worker pool when `parallel`; `done` is called once per file judged.
 pub fn run(
     files: &[PathBuf],
-    load: &(dyn Fn(&Path) -> Result<Test, String> + Sync),
+    load: &(dyn Fn(&Path) -> Result<Test, Diagnostic> + Sync),
     models: &Models,
     settings: &Settings,
     parallel: bool,
@@ -329,14 +347,14 @@ pub fn run(
                 ms.into_iter()
                     .map(|(column, m)| {
                         let (model, status) = match m {
-                            Err(e) => (String::new(), Status::Error(e)),
+                            Err(e) => (String::new(), Status::Error(unlocated(f, e))),
                             Ok(m) => (
                                 m.label.clone(),
                                 match &m.arches {
                                     Some(a) if several && !a.contains(&t.arch) => {
                                         Status::NotApplicable
                                     }
-                                    _ => judge_one(&t, &m, settings),
+                                    _ => judge_one(f, &t, &m, settings),
                                 },
                             ),
                         };
@@ -362,9 +380,14 @@ pub fn run(
     nested.into_iter().flatten().collect()
 }
 
-fn judge_one(t: &Test, m: &Loaded, s: &Settings) -> Status {
+/// An error of the file `f` at no place in it.
+fn unlocated(f: &Path, msg: String) -> Diagnostic {
+    Diagnostic::error(f.display().to_string(), None, msg)
+}
+
+fn judge_one(f: &Path, t: &Test, m: &Loaded, s: &Settings) -> Status {
     if let Err(e) = m.covers(t) {
-        return Status::Error(e);
+        return Status::Error(unlocated(f, e));
     }
     let mut o = s.options.clone();
     o.budget = Budget::new(s.timeout, s.max_memory);
@@ -375,7 +398,7 @@ fn judge_one(t: &Test, m: &Loaded, s: &Settings) -> Status {
         }
         Err(e) => match e.exhausted {
             Some(x) => Status::Undetermined(x, e.explored),
-            None => Status::Error(e.to_string()),
+            None => Status::Error(Diagnostic::error(f.display().to_string(), e.at, e.msg)),
         },
     }
 }

@@ -369,6 +369,7 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, LoadError> {
         // The shipped files include only each other: nothing on disk replaces them.
         include_dirs: Vec::new(),
         skip: a.skip.clone(),
+        cat_named_at: None,
     };
     let model = Model::load(&opts).map_err(LoadError::Cat)?;
     // C tests expand kernel calls through our own macro file, as herd's linux-kernel.def.
@@ -398,8 +399,9 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, LoadError> {
 /// Why a model could not be loaded.
 #[derive(Clone, Debug)]
 pub enum LoadError {
-    /// No file of that name on the search path, nor a shipped one: what it was for, its name.
-    NotFound(&'static str, String),
+    /// No file of that name on the search path, nor a shipped one: what it was for, its
+    /// name, and the `.cfg` line that named it, if one did.
+    NotFound(&'static str, String, Option<crate::cat::Place>),
     /// A cat, bell or configuration file is malformed, or fails to load.
     Cat(crate::cat::CatError),
     /// A `-variant` herd7 does not know.
@@ -411,7 +413,10 @@ pub enum LoadError {
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         match self {
-            LoadError::NotFound(what, n) => write!(f, "cannot find {what} {n}"),
+            LoadError::NotFound(what, n, None) => write!(f, "cannot find {what} {n}"),
+            LoadError::NotFound(what, n, Some(p)) => {
+                write!(f, "{}:{}:{}: cannot find {what} {n}", p.file, p.line, p.col)
+            }
             LoadError::Cat(e) => write!(f, "{e}"),
             LoadError::Variant(v) => write!(
                 f,
@@ -424,7 +429,7 @@ impl std::fmt::Display for LoadError {
 
 fn found(name: &Path, dirs: &[PathBuf], what: &'static str) -> Result<Source, LoadError> {
     let n = name.display().to_string();
-    config::find(&n, None, dirs).ok_or(LoadError::NotFound(what, n))
+    config::find(&n, None, dirs).ok_or(LoadError::NotFound(what, n, None))
 }
 
 /// A model from `-conf`, or `-model` (+ `-bell`, `-macros`), every name looked up as
@@ -453,6 +458,7 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
     opts.include_dirs = path.iter().cloned().chain(opts.include_dirs).collect();
     if let Some(c) = &a.cat {
         opts.cat = c.display().to_string();
+        opts.cat_named_at = None;
     }
     if let Some(b) = &a.bell {
         opts.bell = Some(b.display().to_string());
@@ -476,8 +482,11 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
         .and_then(|text| title_arch(&text));
     let model = Model::load(&opts).map_err(|e| match e.line {
         // Not found: in herd's words, whatever the file was for.
-        0 if e.msg == "cannot find bell file" => LoadError::NotFound("bell file", e.file),
-        0 if e.msg.starts_with("cannot find") => LoadError::NotFound("model file", e.file),
+        0 if e.msg == "cannot find bell file" => LoadError::NotFound("bell file", e.file, None),
+        0 if e.msg.starts_with("cannot find") && e.file == opts.cat => {
+            LoadError::NotFound("model file", e.file, opts.cat_named_at.clone())
+        }
+        0 if e.msg.starts_with("cannot find") => LoadError::NotFound("model file", e.file, None),
         _ => LoadError::Cat(e),
     })?;
     let macros = match macros_name {

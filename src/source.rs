@@ -125,7 +125,8 @@ fn line_col(text: &[u8]) -> (u32, u32) {
 pub struct Walk {
     /// Files as given, then each folder's `*.{ext}` files, sorted, each real file once.
     pub files: Vec<PathBuf>,
-    /// Paths that could not be read, or folders with no such file, with why.
+    /// Paths that could not be read, or folders with no such file, with why: each a
+    /// diagnostic ready to print (`PATH: error: WHY`).
     pub problems: Vec<String>,
 }
 
@@ -149,8 +150,10 @@ pub fn walk(paths: &[PathBuf], ext: &str) -> Walk {
                     }
                 }
                 if w.files.len() == before {
-                    w.problems
-                        .push(format!("{}: no *.{ext} files in this folder", p.display()));
+                    w.problems.push(format!(
+                        "{}: error: no *.{ext} files in this folder",
+                        p.display()
+                    ));
                 }
             }
             // Files as given, even when not regular: reading them says why not.
@@ -159,7 +162,7 @@ pub fn walk(paths: &[PathBuf], ext: &str) -> Walk {
                     w.files.push(p.clone());
                 }
             }
-            Err(e) => w.problems.push(format!("{}: {e}", p.display())),
+            Err(e) => w.problems.push(format!("{}: error: {e}", p.display())),
         }
     }
     w
@@ -182,7 +185,7 @@ fn walk_dir(
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
-            problems.push(format!("{}: {e}", dir.display()));
+            problems.push(format!("{}: error: {e}", dir.display()));
             return;
         }
     };

@@ -204,7 +204,7 @@ fn non_utf8_text_is_located_by_line_and_column() {
     let o = check(&[f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("t.litmus:3:14: not UTF-8"),
+        text(&o.stderr).contains("t.litmus:3:14: error: not UTF-8"),
         "{}",
         text(&o.stderr)
     );
@@ -283,7 +283,7 @@ fn long_operator_chains_in_c_are_judged_or_a_located_error() {
         let err = text(&o.stderr);
         assert!(
             err.contains(&format!(
-                "{name}.litmus:{at} expression more than {MAX_EXPR_DEPTH} levels deep"
+                "{name}.litmus:{at} error: expression more than {MAX_EXPR_DEPTH} levels deep"
             )),
             "{name}: {err}"
         );

@@ -110,8 +110,8 @@ pub fn read_cfg(src: &Source) -> Result<(ModelOptions, Option<String>), CatError
         }
     }
     let mut macros = None;
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -137,6 +137,13 @@ pub fn read_cfg(src: &Source) -> Result<(ModelOptions, Option<String>), CatError
         match key {
             "model" | "cat" => {
                 need(&val)?;
+                opts.cat_named_at = Some(super::Place {
+                    file: name.clone(),
+                    line: i as u32 + 1,
+                    col: raw
+                        .rfind(val.as_str())
+                        .map_or(1, |k| raw[..k].chars().count() as u32 + 1),
+                });
                 opts.cat = val;
             }
             "bell" => {

@@ -211,6 +211,16 @@ pub struct ModelOptions {
     pub include_dirs: Vec<PathBuf>,
     /// Checks that pass without being evaluated (herd's `-skipchecks`, `-through`).
     pub skip: SkipChecks,
+    /// The `.cfg` line that named the cat file, if one did (to report it missing there).
+    pub cat_named_at: Option<Place>,
+}
+
+/// A place in a file: its name, 1-based line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
 }
 
 /// Which of a model's checks (`acyclic`/`irreflexive`/`empty` that reject executions; not

@@ -5,7 +5,7 @@ use litmus::batch::{Models, Status};
 use litmus::litmus::ast::Test;
 use litmus::outcome::{Judgement, Options};
 use litmus::report;
-use litmus::report::table::{Row, TableCell};
+use litmus::report::record::{self, Record};
 
 pub fn run(a: &CheckArgs) -> i32 {
     if a.compile {
@@ -22,11 +22,21 @@ pub fn run(a: &CheckArgs) -> i32 {
     if files.is_empty() {
         return 2;
     }
+    // Each file's place in the whole batch, which a shard's records keep.
+    let (files, index): (Vec<std::path::PathBuf>, Vec<usize>) = match a.shard {
+        Some((k, n)) => litmus::batch::shard(&files, k, n)
+            .into_iter()
+            .map(|i| (files[i].clone(), i))
+            .unzip(),
+        None => files.iter().cloned().zip(0..).unzip(),
+    };
+    let place: std::collections::HashMap<&std::path::Path, usize> =
+        files.iter().map(|f| f.as_path()).zip(index).collect();
     let request = a.m.request();
     let choice = match super::choice(&a.m) {
         Ok(c) => c,
         Err(e) => {
-            say!("error: {e}");
+            say!("{e}");
             return 2;
         }
     };
@@ -66,25 +76,27 @@ pub fn run(a: &CheckArgs) -> i32 {
     // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
     let mut status = if problems { 2 } else { 0 };
     let mut limited = false;
+    let mut warned = std::collections::BTreeSet::new();
     // Each file's parse error once, whatever the number of models.
     for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
         match &r.status {
-            Status::Error(e) if r.test.is_none() => {
-                say!("{e}");
-                status = 2;
-            }
             Status::Error(e) => {
-                say!("error: {}: {e}", r.file.display());
+                say!("{}", e.render_file());
                 status = 2;
             }
             Status::Undetermined(e, _) => {
-                say!("warning: {}: undetermined, {e}", r.file.display());
+                say!("{}: warning: undetermined, {e}", r.file.display());
                 limited = true;
             }
             Status::Judged(j) => {
+                for w in &j.warnings {
+                    if warned.insert((&r.file, &w.msg)) {
+                        say!("{}", super::diag::warning(&r.file, w));
+                    }
+                }
                 if j.cut {
                     say!(
-                        "warning: {}: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
+                        "{}: warning: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
                         r.file.display(),
                         a.unroll
                     );
@@ -97,7 +109,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                     _ => Ok(()),
                 };
                 if let Err(e) = drawn {
-                    say!("error: {}: {e}", r.file.display());
+                    say!("{}: error: {e}", r.file.display());
                     status = 2;
                 }
             }
@@ -157,51 +169,18 @@ pub fn run(a: &CheckArgs) -> i32 {
                 out.push('\n');
             }
         }
-        "table" => {
-            // Tests of one family (a `Family=` header line) share a row.
-            let mut rows: Vec<Row> = Vec::new();
-            for r in &records {
-                let Some(t) = &r.test else { continue };
-                let family = t
-                    .info
-                    .iter()
-                    .find(|(k, _)| k == "Family")
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_else(|| t.name.clone());
-                let k = match rows.iter().position(|row| row.name == family) {
-                    Some(k) => k,
-                    None => {
-                        rows.push(Row {
-                            name: family,
-                            cells: (0..columns.len()).map(|_| Vec::new()).collect(),
-                        });
-                        rows.len() - 1
-                    }
-                };
-                let cell = match &r.status {
-                    Status::Judged(j) => TableCell::Judged(j.as_ref()),
-                    Status::Undetermined(why, _) => TableCell::Undetermined(why),
-                    Status::Error(_) => TableCell::Failed,
-                    Status::NotApplicable => continue,
-                };
-                rows[k].cells[r.column].push((t.name.clone(), cell));
-            }
-            out += &report::table::render(&columns, &rows);
-        }
-        "json" => {
-            for r in &records {
-                let file = r.file.display().to_string();
-                let line = match (&r.status, &r.test) {
-                    (Status::Judged(j), Some(t)) => report::json::line(&file, t, j),
-                    (Status::NotApplicable, _) => continue,
-                    (status, t) => report::json::unanswered(&file, t.as_deref(), &r.model, status),
-                };
-                out += &line;
-                out.push('\n');
-            }
+        "table" | "json" | "jsonl" => {
+            let recs: Vec<Record> = records
+                .iter()
+                .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
+                .collect();
+            out += &match format {
+                "table" => report::table::render(&columns, &recs),
+                _ => record::lines(&recs),
+            };
         }
         other => {
-            say!("error: unknown format `{other}` (herd, table, json)");
+            say!("error: unknown format `{other}` (herd, table, json, jsonl)");
             return 2;
         }
     }

@@ -80,7 +80,7 @@ pub fn run(a: &CompileArgs) -> i32 {
     if let Some(d) = &a.out
         && let Err(e) = std::fs::create_dir_all(d)
     {
-        say!("error: {}: {e}", d.display());
+        say!("{}: error: {e}", d.display());
         return 2;
     }
     let (files, problems) = litmus_files(&a.paths);
@@ -100,7 +100,7 @@ pub fn run(a: &CompileArgs) -> i32 {
                 Some(d) => {
                     let p = d.join(format!("{}.litmus", t.name.replace(['/', ' '], "_")));
                     if let Err(e) = std::fs::write(&p, &c.text) {
-                        say!("error: {}: {e}", p.display());
+                        say!("{}: error: {e}", p.display());
                         status = 2;
                     }
                 }
@@ -114,7 +114,7 @@ pub fn run(a: &CompileArgs) -> i32 {
             },
             Err(e) => {
                 say!(
-                    "error: {}: does not compile with {}: {e}",
+                    "{}: error: does not compile with {}: {e}",
                     f.display(),
                     map.name
                 );
@@ -282,7 +282,7 @@ pub fn check(a: &CheckArgs) -> i32 {
         let cmp = match cmp {
             Ok(c) => c,
             Err(e) => {
-                say!("error: {}: {e}", r.file);
+                say!("{}: error: {e}", r.file);
                 status = 2;
                 continue;
             }

@@ -115,12 +115,12 @@ fn logs(a: &DiffArgs) -> Result<Found, String> {
     };
     let read = |p: &PathBuf| -> Result<BTreeMap<String, Outcome>, String> {
         let text =
-            std::fs::read_to_string(p).map_err(|e| format!("error: {}: {e}", p.display()))?;
+            std::fs::read_to_string(p).map_err(|e| format!("{}: error: {e}", p.display()))?;
         let blocks = herd_log::parse(&text)
-            .map_err(|e| format!("error: {}:{}: {}", p.display(), e.line, e.msg))?;
+            .map_err(|e| format!("{}:{}: error: {}", p.display(), e.line, e.msg))?;
         if blocks.is_empty() {
             return Err(format!(
-                "error: {}: no test block (`Test NAME ...`)",
+                "{}: error: no test block (`Test NAME ...`)",
                 p.display()
             ));
         }
@@ -254,8 +254,7 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
             match (&r.status, &r.test) {
                 (Status::Judged(j), Some(t)) => Some(Ok((t.as_ref(), Outcome::of(t, j)))),
                 (Status::NotApplicable, _) => None,
-                (Status::Error(e), None) => Some(Err(e.clone())),
-                (Status::Error(e), _) => Some(Err(format!("error: {}: {e}", file.display()))),
+                (Status::Error(e), _) => Some(Err(e.render_file())),
                 (Status::Undetermined(e, _), _) => {
                     Some(Err(format!("{}: undetermined: {e}", file.display())))
                 }

@@ -118,16 +118,20 @@ fn compute(a: &ExploreArgs, test: &Test, m: &Loaded) -> Result<App, Failure> {
         budget: a.limits.budget(),
         ..Options::default()
     };
-    let fail = |e: litmus::exec::EngineError| match e.exhausted {
-        Some(_) => Failure {
-            status: 3,
-            msg: format!(
-                "{}: undetermined: {e} ({} candidates judged); nothing to explore",
-                a.file.display(),
-                e.explored.candidates
-            ),
-        },
-        None => format!("error: {}: {e}", a.file.display()).into(),
+    let fail = |e: litmus::exec::EngineError| {
+        if e.exhausted.is_some() {
+            return Failure {
+                status: 3,
+                msg: format!(
+                    "{}: undetermined: {e} ({} candidates judged); nothing to explore",
+                    a.file.display(),
+                    e.explored.candidates
+                ),
+            };
+        }
+        litmus::report::diag::Diagnostic::error(a.file.display().to_string(), e.at, e.msg)
+            .render_file()
+            .into()
     };
     let j = outcome::judge(test, &m.model, m.macros.as_ref(), &opts).map_err(fail)?;
     let x: Exploration =

@@ -14,6 +14,7 @@ mod diag;
 mod diff;
 mod explore;
 mod herd;
+mod report;
 mod snapshot;
 mod values;
 
@@ -59,6 +60,9 @@ enum Cmd {
     /// What one model allows that another forbids, test by test, and the axiom that forbids
     /// it (`--model A --model B PATHS`); or how two herd-format logs differ (`LOG1 LOG2`).
     Diff(Box<diff::DiffArgs>),
+    /// Merge `check --format jsonl` records (of shards of one run) into that run's output:
+    /// herd7's blocks, the table, or the records in order.
+    Report(Box<report::ReportArgs>),
     /// Parse tests and print them back in canonical herd syntax (with their header
     /// comments).
     Parse {
@@ -195,9 +199,15 @@ pub struct CheckArgs {
     /// Loop unrolling bound.
     #[arg(long, default_value_t = 2)]
     pub unroll: u32,
-    /// Output: herd (herd7's blocks), table (tests × models), json.
+    /// Output: herd (herd7's blocks), table (tests × models), json or jsonl (one JSON
+    /// record per file and model, which `litmus report` merges).
     #[arg(long, default_value = "auto")]
     pub format: String,
+    /// Judge only shard K of N of the files (`--shard 2/4`): the files, sorted by path,
+    /// whose rank is K-1 modulo N, whatever order they were given in. `litmus report`
+    /// merges the shards' `--format jsonl` records into the whole run's output.
+    #[arg(long, value_name = "K/N", value_parser = values::shard)]
+    pub shard: Option<(usize, usize)>,
     #[command(flatten)]
     pub limits: Limits,
     /// herd7's `-speedcheck`: `true` counts only the executions that settle the condition,
@@ -362,6 +372,7 @@ fn dispatch(args: Vec<OsString>) -> i32 {
         Cmd::Compile(a) => compile::run(&a),
         Cmd::Snapshot(a) => snapshot::run(&a),
         Cmd::Diff(a) => diff::run(&a),
+        Cmd::Report(a) => report::run(&a),
         Cmd::Parse { paths } => parse_cmd(&paths),
     }
 }
@@ -426,7 +437,7 @@ pub fn batch(paths: &[PathBuf], jobs: Option<usize>) -> Option<Batch> {
 /// `.cat` and `.cfg` files) or `all`, else each test's architecture picks.
 pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
     let request = m.request();
-    if let Some(loaded) = model::load_files(&request).map_err(|e| format!("error: {e}"))? {
+    if let Some(loaded) = model::load_files(&request).map_err(|e| diag::model_error(&e))? {
         return Ok(Choice::files(loaded));
     }
     match &m.model {
@@ -462,7 +473,7 @@ pub fn run_batch(
             b.inc(1);
         }
     };
-    let records = litmus::batch::run(files, &diag::load_test, models, settings, parallel, &done);
+    let records = litmus::batch::run(files, &diag::load_record, models, settings, parallel, &done);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -489,7 +500,7 @@ pub fn progress(files: usize) -> Option<indicatif::ProgressBar> {
 pub fn litmus_files(paths: &[PathBuf]) -> (Vec<PathBuf>, bool) {
     let w = litmus::source::walk(paths, "litmus");
     for p in &w.problems {
-        say!("error: {p}");
+        say!("{p}");
     }
     (w.files, !w.problems.is_empty())
 }

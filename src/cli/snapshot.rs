@@ -105,20 +105,20 @@ fn read(folder: &Path, name: &str) -> Result<Option<Snapshot>, String> {
     match std::fs::read_to_string(&path) {
         Ok(text) => Snapshot::parse(&text, &path.display().to_string()).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("error: {}: {e}", path.display())),
+        Err(e) => Err(format!("{}: error: {e}", path.display())),
     }
 }
 
 fn write(folder: &Path, name: &str, s: &Snapshot) -> Result<(), String> {
     let path = folder.join(name);
-    std::fs::write(&path, s.write()).map_err(|e| format!("error: {}: {e}", path.display()))
+    std::fs::write(&path, s.write()).map_err(|e| format!("{}: error: {e}", path.display()))
 }
 
 fn remove_pending(folder: &Path) -> Result<(), String> {
     let p = folder.join(PENDING);
     match std::fs::remove_file(&p) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(format!("error: {}: {e}", p.display()))
+            Err(format!("{}: error: {e}", p.display()))
         }
         _ => Ok(()),
     }
@@ -185,8 +185,7 @@ fn shipped_variants(m: &ModelArgs, choice: &Choice) -> Result<(), String> {
 /// Reports a record that was not judged; true when it was an error.
 fn report_failure(r: &Record) -> bool {
     match &r.status {
-        Status::Error(e) if r.test.is_none() => say!("{e}"),
-        Status::Error(e) => say!("error: {}: {e}", r.file.display()),
+        Status::Error(e) => say!("{}", e.render_file()),
         Status::Undetermined(e, _) => say!("{}: undetermined: {e}", r.file.display()),
         Status::Judged(_) | Status::NotApplicable => return false,
     }
@@ -344,7 +343,7 @@ fn snapshot_models(
                     Some(n) => model::all_names().iter().position(|k| *k == n).unwrap(),
                     None => {
                         return Err(format!(
-                            "error: {}: model {} is neither shipped nor described",
+                            "{}: error: model {} is neither shipped nor described",
                             folder.join(snap::FILE).display(),
                             m.key
                         ));
@@ -475,7 +474,7 @@ fn check(a: &CheckArgs) -> i32 {
             .collect();
         records.extend(batch::run(
             &group,
-            &diag::load_test,
+            &diag::load_record,
             &models,
             &settings(j, u),
             parallel,

@@ -26,6 +26,18 @@ pub fn seconds(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v))
 }
 
+/// A shard `K/N` of a batch: the `K`th of `N` (1-based), `1 <= K <= N`.
+pub fn shard(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("`{s}`: a shard is K/N, the Kth of N (e.g. 2/4)"))?;
+    let num = |x: &str| x.trim().parse::<usize>().ok().filter(|&v| v > 0);
+    match (num(k), num(n)) {
+        (Some(k), Some(n)) if k <= n => Ok((k, n)),
+        _ => Err(format!("`{s}`: a shard is K/N with 1 <= K <= N (e.g. 2/4)")),
+    }
+}
+
 /// A number of worker threads, 1 to [`MAX_JOBS`].
 pub fn jobs(s: &str) -> Result<usize, String> {
     let n: usize = s

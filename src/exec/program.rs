@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineError {
     pub msg: String,
+    /// Where in the test (1-based line and column), when the error is about its code.
+    pub at: Option<(u32, u32)>,
     /// The test ran out of its budget: its answer is undetermined.
     pub exhausted: Option<crate::budget::Exhausted>,
     /// How far it got then.
@@ -17,7 +19,10 @@ pub struct EngineError {
 
 impl std::fmt::Display for EngineError {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.msg)
+        match self.at {
+            Some((line, col)) => write!(f, "{line}:{col}: {}", self.msg),
+            None => f.write_str(&self.msg),
+        }
     }
 }
 
@@ -25,6 +30,7 @@ impl EngineError {
     pub fn new(msg: impl Into<String>) -> EngineError {
         EngineError {
             msg: msg.into(),
+            at: None,
             exhausted: None,
             explored: Default::default(),
         }
@@ -33,6 +39,7 @@ impl EngineError {
     pub fn exhausted(e: crate::budget::Exhausted) -> EngineError {
         EngineError {
             msg: e.to_string(),
+            at: None,
             exhausted: Some(e),
             explored: Default::default(),
         }

@@ -47,6 +47,8 @@ pub struct ThreadRuns {
     /// have the same shapes differ, for a model, only in rf, the final writes and values.
     pub shapes: Vec<Vec<u32>>,
     pub cut: bool,
+    /// The first run dropped for undefined behaviour (its thread's proc and why), if any.
+    pub undefined: Option<(u32, crate::sem::SemError)>,
 }
 
 /// Numbers the distinct shapes of one thread's runs (see [`ThreadRuns::shapes`]).
@@ -88,9 +90,13 @@ pub fn enumerate(p: &Program, unroll: u32, budget: &Budget) -> Result<ThreadRuns
         let mut runs = Vec::with_capacity(p.test.threads.len());
         let mut cut = false;
         let mut extra = Vec::new();
+        let mut undefined = None;
         for idx in 0..p.test.threads.len() {
             let r = runs_of(p, idx, &dom, unroll, budget)?;
             cut |= r.cut;
+            if undefined.is_none() {
+                undefined = r.undefined.map(|e| (p.test.threads[idx].proc(), e));
+            }
             extra.extend(r.dead_writes);
             runs.push(r.runs);
         }
@@ -117,7 +123,12 @@ pub fn enumerate(p: &Program, unroll: u32, budget: &Budget) -> Result<ThreadRuns
         }
         if !grew || rounds > writes {
             let shapes = runs.iter().map(|rs| shapes_of(rs)).collect();
-            return Ok(ThreadRuns { runs, shapes, cut });
+            return Ok(ThreadRuns {
+                runs,
+                shapes,
+                cut,
+                undefined,
+            });
         }
     }
 }
@@ -132,6 +143,7 @@ fn runs_of(
 ) -> Result<Runs, EngineError> {
     let mut out = Vec::new();
     let mut dead_writes = Vec::new();
+    let mut undefined = None;
     let mut cut = false;
     let mut stack: Vec<Vec<usize>> = vec![Vec::new()];
     while let Some(prefix) = stack.pop() {
@@ -163,16 +175,15 @@ fn runs_of(
             // The run is impossible, but the writes it made before dying may still be
             // made by the real runs that share its prefix: keep them for the domains.
             Err(Stop::Dead) => dead_writes.extend(writes_of(t.events())),
+            Err(Stop::Undefined(e)) => {
+                dead_writes.extend(writes_of(t.events()));
+                undefined.get_or_insert(e);
+            }
             Err(Stop::Error(e)) => {
-                let at = e
-                    .span
-                    .map(|s| format!("{}:{}: ", s.line, s.col))
-                    .unwrap_or_default();
-                return Err(EngineError::new(format!(
-                    "{at}P{}: {}",
-                    p.test.threads[idx].proc(),
-                    e.msg
-                )));
+                return Err(EngineError {
+                    at: e.span.map(|s| (s.line, s.col)),
+                    ..EngineError::new(format!("P{}: {}", p.test.threads[idx].proc(), e.msg))
+                });
             }
         }
     }
@@ -180,6 +191,7 @@ fn runs_of(
         runs: out,
         cut,
         dead_writes,
+        undefined,
     })
 }
 
@@ -188,6 +200,7 @@ struct Runs {
     runs: Vec<ThreadExec>,
     cut: bool,
     dead_writes: Vec<(LocId, Value)>,
+    undefined: Option<crate::sem::SemError>,
 }
 
 fn writes_of(events: &[EventData]) -> impl Iterator<Item = (LocId, Value)> + '_ {

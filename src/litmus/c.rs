@@ -765,9 +765,14 @@ fn postfix(i: In) -> PResult<Tall> {
 
 fn primary(i: In) -> PResult<Tall> {
     let (i, _) = cws(i)?;
-    if let Ok((r, v)) = int(i) {
-        let (r, _) = nom::bytes::complete::take_while(|c: char| "uUlL".contains(c))(r)?;
-        return Ok((r, (Expr::Int(v), 1)));
+    match int(i) {
+        Ok((r, v)) => {
+            let (r, _) = nom::bytes::complete::take_while(|c: char| "uUlL".contains(c))(r)?;
+            return Ok((r, (Expr::Int(v), 1)));
+        }
+        // A number too large is that, not a failed expression.
+        Err(e @ nom::Err::Failure(_)) => return Err(e),
+        Err(_) => {}
     }
     if let Ok((r, _)) = punct("(")(i) {
         let (r, e) = expect("an expression", assign)(r)?;

@@ -150,6 +150,12 @@ pub(crate) fn int(i: In) -> PResult<i64> {
     }
     match v {
         Some(v) => Ok((r, if neg.is_some() { v.wrapping_neg() } else { v })),
-        None => hard(i, "number too large"),
+        None => hard(
+            i,
+            format!(
+                "number too large for a 64-bit integer: `{}`",
+                &i.fragment()[..i.fragment().len() - r.fragment().len()]
+            ),
+        ),
     }
 }

@@ -4,6 +4,7 @@
 pub mod cond;
 pub mod explore;
 pub mod graph;
+pub mod lint;
 
 use graph::ExecGraph;
 
@@ -165,6 +166,8 @@ pub struct Judgement {
     pub forbidden_by: Option<Explanation>,
     /// The first consistent execution that satisfies the condition.
     pub witness: Option<ExecGraph>,
+    /// Likely mistakes in the test (see [`lint`]); they change no answer.
+    pub warnings: Vec<lint::Warning>,
     /// Consistent executions counted that [`Options::nshow`]'s selection selects.
     selected: usize,
 }
@@ -653,6 +656,7 @@ pub fn judge(
     j.symmetries = pre.sym.as_ref().map_or(1, |s| s.elems.len());
     j.cut = seen.cut > 0;
     j.plans = seen.plans;
+    j.warnings = lint::warnings(&pre.prog, &pre.runs, j.sat + j.unsat);
     j.elapsed = pre.start.elapsed();
     Ok(j)
 }
@@ -774,6 +778,7 @@ impl Judgement {
             elapsed: Duration::ZERO,
             forbidden_by: None,
             witness: None,
+            warnings: Vec::new(),
             selected: 0,
         }
     }

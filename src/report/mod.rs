@@ -1,10 +1,11 @@
 //! Stage 6: reporting judgements (herd7's text format, tables across models, JSON,
 //! explanations of forbidden outcomes).
 
+pub mod diag;
 pub mod dot;
 pub mod herd;
-pub mod json;
 pub mod judge;
+pub mod record;
 pub mod table;
 
 use crate::litmus::ast::Test;

@@ -1,102 +1,138 @@
-//! Tests × models: which of each test's outcomes every model allows.
+//! Tests × models: whether each model allows each test's outcome, with its number of final
+//! states, then a legend and a summary of the batch. Made from [`Record`]s, so a run
+//! merged from shards (`litmus report`) prints the same table as the whole run.
 //!
-//! Tests that ask the same question in different languages (a `Family=` header line, e.g. the
-//! C, X86, AArch64 and PPC versions of one lock idiom) share a row, so one line compares the
-//! LKMM with each architecture.
+//! A row is a file; tests that ask the same question in different languages (a `Family=`
+//! header line, e.g. the C, X86, AArch64 and PPC versions of one lock idiom) share one, so
+//! a line compares the LKMM with each architecture. A row is named by its test, or by its
+//! file's path when two rows would have the same name.
 
-use crate::budget::Exhausted;
-use crate::outcome::Judgement;
+use super::record::Record;
+use std::collections::BTreeMap;
 
-/// What one model says of one test.
-pub enum TableCell<'a> {
-    Judged(&'a Judgement),
-    Failed,
-    /// Ran out of its budget.
-    Undetermined(&'a Exhausted),
-    /// The model does not cover the test's architecture.
-    NotApplicable,
+/// The flag the LKMM raises for a data race.
+const DATA_RACE: &str = "data-race";
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// One row: a test, or a family of tests; per column, the members that model judged.
-pub struct Row<'a> {
-    pub name: String,
-    pub cells: Vec<Vec<(String, TableCell<'a>)>>,
-}
-
-fn verdict(j: &Judgement) -> String {
-    let v = if j.sat > 0 { "allowed" } else { "forbidden" };
-    format!("{v} ({} states)", j.states.len())
-}
-
-/// A cell: whether the condition's outcome is reachable, and how many final states exist;
-/// several members list their names unless they all agree.
-fn cell(members: &[(String, TableCell)]) -> String {
-    let judged: Vec<(&str, &Judgement)> = members
-        .iter()
-        .filter_map(|(n, c)| match c {
-            TableCell::Judged(j) => Some((n.as_str(), *j)),
-            _ => None,
-        })
-        .collect();
-    let failed = members.iter().any(|(_, c)| matches!(c, TableCell::Failed));
-    let undetermined = members.iter().find_map(|(_, c)| match c {
-        TableCell::Undetermined(e) => Some(match e {
-            Exhausted::Time { .. } => "timeout",
-            Exhausted::Memory { .. } => "out of memory",
-            Exhausted::Size(_) => "too big",
-        }),
-        _ => None,
-    });
-    let mut out = match judged.as_slice() {
-        [] if failed => return "error".into(),
-        [] if undetermined.is_some() => return undetermined.unwrap_or_default().into(),
-        [] => return "-".into(),
-        [(_, j)] => verdict(j),
-        many => {
-            let first = many[0].1.sat > 0;
-            if many.iter().all(|(_, j)| (j.sat > 0) == first) {
-                let v = if first { "allowed" } else { "forbidden" };
-                format!("{v} (all {} versions)", many.len())
-            } else {
-                many.iter()
-                    .map(|(n, j)| {
-                        format!("{n}: {}", if j.sat > 0 { "allowed" } else { "forbidden" })
-                    })
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            }
-        }
+/// One judged record's word: `allowed (4 states)`, `forbidden (1 state, data race)`.
+fn verdict(r: &Record) -> String {
+    let Some(a) = &r.answer else {
+        return match r.status.as_str() {
+            "error" => "error".into(),
+            s => s.replace('-', " "),
+        };
     };
-    if failed {
-        out.push_str(" + error");
-    }
-    if let Some(u) = undetermined {
+    let v = if a.observation == "Never" {
+        "forbidden"
+    } else {
+        "allowed"
+    };
+    let race = if a.flags.iter().any(|f| f == DATA_RACE) {
+        ", data race"
+    } else {
+        ""
+    };
+    format!("{v} ({}{race})", plural(a.states.len(), "state", "states"))
+}
+
+/// A cell: the judged members' verdict (with the states when one member), named when
+/// several disagree (by path when two have one name), then `+ error`, `+ timeout`, ... for
+/// the members without an answer.
+fn cell(members: &[&Record]) -> String {
+    let (judged, other): (Vec<&Record>, Vec<&Record>) = members.iter().partition(|r| r.judged());
+    let mut unanswered: Vec<String> = other.iter().map(|r| verdict(r)).collect();
+    unanswered.dedup();
+    let kind = |r: &Record| verdict(r).split(" (").next().unwrap_or("").to_string();
+    let mut out = match judged.as_slice() {
+        [] => return unanswered.first().cloned().unwrap_or_else(|| "-".into()),
+        [r] => verdict(r),
+        many if many.iter().all(|r| kind(r) == kind(many[0])) => {
+            format!("{} (all {} versions)", kind(many[0]), many.len())
+        }
+        many => many
+            .iter()
+            .map(|r| {
+                let name = r.test.as_deref().unwrap_or(&r.file);
+                let clash = many
+                    .iter()
+                    .filter(|m| m.test.as_deref() == Some(name))
+                    .count()
+                    > 1;
+                format!("{}: {}", if clash { &r.file } else { name }, kind(r))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
+    for u in unanswered {
         out.push_str(" + ");
-        out.push_str(u);
+        out.push_str(&u);
     }
     out
 }
 
-pub fn render(columns: &[String], rows: &[Row]) -> String {
-    let head = if rows.iter().any(|r| r.cells.iter().any(|c| c.len() > 1)) {
-        "test (family)"
-    } else {
-        "test"
-    };
+/// The table of `records` (in batch order) under `columns`, its legend and summary.
+pub fn render(columns: &[String], records: &[Record]) -> String {
+    // Rows in order of first appearance: a family, else a file.
+    let mut keys: Vec<String> = Vec::new();
+    let mut rows: BTreeMap<String, (String, Vec<Vec<&Record>>)> = BTreeMap::new();
+    for r in records {
+        if !r.applies() {
+            continue;
+        }
+        let (key, name) = match &r.family {
+            Some(f) => (format!("family {f}"), f.clone()),
+            None => (
+                format!("file {}", r.file),
+                r.test.clone().unwrap_or_else(|| r.file.clone()),
+            ),
+        };
+        let row = rows.entry(key.clone()).or_insert_with(|| {
+            keys.push(key.clone());
+            (name, vec![Vec::new(); columns.len()])
+        });
+        if let Some(c) = row.1.get_mut(r.column) {
+            // One file's records (a parse error has one per column) count once.
+            if !c.iter().any(|m| m.file == r.file) {
+                c.push(r);
+            }
+        }
+    }
+    // Names shared by two rows are replaced by the rows' paths.
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for k in &keys {
+        *count.entry(rows[k].0.as_str()).or_default() += 1;
+    }
+    let family = rows.values().any(|(_, cs)| cs.iter().any(|c| c.len() > 1));
+    let head = if family { "test (family)" } else { "test" };
     let mut grid: Vec<Vec<String>> = vec![
         std::iter::once(head.to_string())
             .chain(columns.iter().cloned())
             .collect(),
     ];
-    for r in rows {
+    for k in &keys {
+        let (name, cells) = &rows[k];
+        let shown = match k.strip_prefix("file ") {
+            Some(path) if count[name.as_str()] > 1 => {
+                let clashing: Vec<&str> = keys
+                    .iter()
+                    .filter(|o| rows[*o].0 == *name)
+                    .filter_map(|o| o.strip_prefix("file "))
+                    .collect();
+                distinct_tail(path, &clashing)
+            }
+            _ => name.clone(),
+        };
         grid.push(
-            std::iter::once(r.name.clone())
-                .chain(r.cells.iter().map(|c| cell(c)))
+            std::iter::once(shown)
+                .chain(cells.iter().map(|c| cell(c)))
                 .collect(),
         );
     }
     let widths: Vec<usize> = (0..grid[0].len())
-        .map(|k| grid.iter().map(|r| r[k].len()).max().unwrap_or(0))
+        .map(|k| grid.iter().map(|r| r[k].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
     for (i, r) in grid.iter().enumerate() {
@@ -113,5 +149,66 @@ pub fn render(columns: &[String], rows: &[Row]) -> String {
             out.push('\n');
         }
     }
+    out.push('\n');
+    out.push_str(LEGEND);
+    out.push_str(&summary(records));
     out
+}
+
+/// The fewest trailing components of `path` that no other of `paths` ends with
+/// (`AArch64/SB.litmus` beside `X86/SB.litmus`), else the whole path.
+fn distinct_tail(path: &str, paths: &[&str]) -> String {
+    let parts: Vec<&str> = path.split('/').collect();
+    for n in 1..=parts.len() {
+        let tail = parts[parts.len() - n..].join("/");
+        let taken = paths
+            .iter()
+            .filter(|p| **p != path)
+            .any(|p| *p == tail || p.ends_with(&format!("/{tail}")));
+        if !taken {
+            return tail;
+        }
+    }
+    path.to_string()
+}
+
+const LEGEND: &str = "allowed: some execution the model allows meets the condition; forbidden: none does; \
+(N states): the final states the model allows; data race: the model flags one; \
+timeout, out of memory, too big: no answer within the limits; error: not judged (see stderr); \
+-: the model does not cover the test's architecture\n";
+
+/// The batch in one line: files, (file, model) pairs judged, errors, out of budget, and
+/// answers that contradict their test's `Result:` comment.
+pub fn summary(records: &[Record]) -> String {
+    let records: Vec<&Record> = records.iter().filter(|r| r.applies()).collect();
+    let mut files: Vec<&str> = records.iter().map(|r| r.file.as_str()).collect();
+    files.sort();
+    files.dedup();
+    // A file that does not parse has a record per column: one error.
+    let mut unparsed: Vec<&str> = records
+        .iter()
+        .filter(|r| r.status == "error" && r.test.is_none())
+        .map(|r| r.file.as_str())
+        .collect();
+    unparsed.sort();
+    unparsed.dedup();
+    let errors = unparsed.len()
+        + records
+            .iter()
+            .filter(|r| r.status == "error" && r.test.is_some())
+            .count();
+    let judged = records.iter().filter(|r| r.judged()).count();
+    let limited = records
+        .iter()
+        .filter(|r| !r.judged() && r.status != "error")
+        .count();
+    let mismatches = records.iter().filter(|r| r.mismatch.is_some()).count();
+    format!(
+        "{}: {} judged, {}, {}, {}\n",
+        plural(files.len(), "file", "files"),
+        judged,
+        plural(errors, "error", "errors"),
+        plural(limited, "timeout", "timeouts"),
+        plural(mismatches, "mismatch", "mismatches"),
+    )
 }

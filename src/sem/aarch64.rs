@@ -695,7 +695,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             next
         }
         ("DMB" | "DSB", a) => {
-            let tag = fence_tag(&op, a).ok_or_else(|| unsupported(i))?;
+            let tag = fence_tag(&op, a).ok_or_else(|| unsupported(i, st.init.arch))?;
             t.fence(&[tag.as_str()])?;
             next
         }
@@ -709,7 +709,11 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             next
         }
         ("ADR", [Reg(d), Sym(s)]) => {
-            let l = st.init.symbols.get(s).ok_or_else(|| unsupported(i))?;
+            let l = st
+                .init
+                .symbols
+                .get(s)
+                .ok_or_else(|| unsupported(i, st.init.arch))?;
             st.set(t, d, RVal::konst(Value::Addr(l)))?;
             next
         }
@@ -718,7 +722,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             | "ANDS"),
             [Reg(d), Reg(n), rest @ ..],
         ) => {
-            let b = operand2(st, t, rest)?.ok_or_else(|| unsupported(i))?;
+            let b = operand2(st, t, rest)?.ok_or_else(|| unsupported(i, st.init.arch))?;
             let a = st.reg(t, n)?;
             let f = match o.trim_end_matches('S') {
                 "ADD" => "add",
@@ -745,14 +749,15 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             next
         }
         ("CMP", [Reg(n), rest @ ..]) => {
-            let b = operand2(st, t, rest)?.ok_or_else(|| unsupported(i))?;
+            let b = operand2(st, t, rest)?.ok_or_else(|| unsupported(i, st.init.arch))?;
             let a = st.reg(t, n)?;
             st.set_flags(t, compare(a.v, b.v)?, a.with(Value::ZERO, b))?;
             next
         }
         ("CSEL" | "CSINC", [Reg(d), Reg(a), Reg(b), Sym(c)]) => {
             let (o, flags) = st.flags(t)?;
-            let holds = cond_holds(&c.to_ascii_uppercase(), o).ok_or_else(|| unsupported(i))?;
+            let holds = cond_holds(&c.to_ascii_uppercase(), o)
+                .ok_or_else(|| unsupported(i, st.init.arch))?;
             // The condition selects (herd's iico_ctrl): only the selected register's
             // value flows into the result; the flags' sources are pick dependencies.
             let pred = predicate(t, flags.src, None)?;
@@ -770,7 +775,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
         }
         // `B .+8`: relative to this instruction, 4 bytes each.
         ("B", [Sym(l)]) if l.starts_with('.') => {
-            let bytes: i64 = l[1..].parse().map_err(|_| unsupported(i))?;
+            let bytes: i64 = l[1..].parse().map_err(|_| unsupported(i, st.init.arch))?;
             if bytes % 4 != 0 {
                 return Err(Stop::error(None, format!("misaligned branch target {l}")));
             }
@@ -793,7 +798,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
         }
         (b, [Sym(l)]) if b.starts_with("B.") => {
             let (o, flags) = st.flags(t)?;
-            let holds = cond_holds(&b[2..], o).ok_or_else(|| unsupported(i))?;
+            let holds = cond_holds(&b[2..], o).ok_or_else(|| unsupported(i, st.init.arch))?;
             st.branch(t, flags)?;
             Ok(if holds {
                 Flow::Jump(l.clone())
@@ -886,18 +891,18 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             next
         }
         (o, [Reg(rs), Reg(rt), M(m)]) if o.starts_with("CAS") => {
-            let (acq, rel) = amo_order(&o[3..]).ok_or_else(|| unsupported(i))?;
+            let (acq, rel) = amo_order(&o[3..]).ok_or_else(|| unsupported(i, st.init.arch))?;
             cas(st, t, acq, rel, rs, rt, m)?;
             next
         }
         (o, [Reg(rs), Reg(rt), M(m)]) if o.starts_with("SWP") => {
-            let (acq, rel) = amo_order(&o[3..]).ok_or_else(|| unsupported(i))?;
+            let (acq, rel) = amo_order(&o[3..]).ok_or_else(|| unsupported(i, st.init.arch))?;
             amo(st, t, acq, rel, None, rs, rt, m)?;
             next
         }
         (o, [Reg(rs), Reg(rt), M(m)]) if o.starts_with("LD") && ldop(&o[2..]).is_some() => {
             let (f, sfx) = ldop(&o[2..]).unwrap_or_default();
-            let (acq, rel) = amo_order(sfx).ok_or_else(|| unsupported(i))?;
+            let (acq, rel) = amo_order(sfx).ok_or_else(|| unsupported(i, st.init.arch))?;
             amo(st, t, acq, rel, Some(f), rs, rt, m)?;
             next
         }
@@ -907,12 +912,12 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             let rel = match sfx {
                 "" => false,
                 "L" => true,
-                _ => return Err(unsupported(i)),
+                _ => return Err(unsupported(i, st.init.arch)),
             };
             amo(st, t, false, rel, Some(f), rs, "XZR", m)?;
             next
         }
-        _ => Err(unsupported(i)),
+        _ => Err(unsupported(i, st.init.arch)),
     }
 }
 

@@ -2,7 +2,7 @@
 //! herd's loop bound, value arithmetic on addresses, and the choice explorer used by tests.
 
 use super::{Deps, Stop, Symbols, TVal, Tracer, Value};
-use crate::litmus::ast::{AsmThread, Instr, Span};
+use crate::litmus::ast::{Arch, AsmThread, Instr, Span};
 use std::collections::HashMap;
 
 /// What an instruction does to control flow.
@@ -117,10 +117,14 @@ fn with_span(e: Stop, span: Span) -> Stop {
 }
 
 /// An error for an instruction this dialect cannot run.
-pub fn unsupported(i: &Instr) -> Stop {
+/// The instruction is shown as the test writes it (in `arch`'s syntax).
+pub fn unsupported(i: &Instr, arch: Arch) -> Stop {
     Stop::error(
         None,
-        format!("unsupported instruction or operands: {} {:?}", i.op, i.args),
+        format!(
+            "unsupported instruction or operands: `{}`",
+            crate::litmus::print_instr(i, arch)
+        ),
     )
 }
 
@@ -128,7 +132,16 @@ pub fn unsupported(i: &Instr) -> Stop {
 /// mixed-size).
 pub fn arith(op: &str, a: Value, b: Value) -> Result<Value, Stop> {
     use Value::{Addr, Int};
-    let bad = || Stop::error(None, format!("cannot compute {op} on {a:?} and {b:?}"));
+    let shown = |v: Value| match v {
+        Int(x) => x.to_string(),
+        Addr(_) => "an address".to_string(),
+    };
+    let bad = || {
+        Stop::error(
+            None,
+            format!("cannot compute {op} on {} and {}", shown(a), shown(b)),
+        )
+    };
     Ok(match (a, b) {
         (Int(x), Int(y)) => Int(match op {
             "add" => x.wrapping_add(y),
@@ -276,7 +289,7 @@ pub mod testing {
                         todo.push(p);
                     }
                 }
-                Err(Stop::Cut) | Err(Stop::Dead) => {}
+                Err(Stop::Cut) | Err(Stop::Dead) | Err(Stop::Undefined(_)) => {}
                 Err(Stop::Error(e)) => panic!("semantics error: {e}"),
             }
         }

@@ -248,6 +248,9 @@ pub enum Stop {
     Cut,
     /// This run is impossible (e.g. a failed assumption): dropped silently.
     Dead,
+    /// The values this run read make its code undefined (a division by zero, a NULL
+    /// dereference): dropped as herd drops it, and said when no execution is left.
+    Undefined(SemError),
     /// The code cannot be given a meaning.
     Error(SemError),
 }

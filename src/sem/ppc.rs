@@ -199,7 +199,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             })
         }
         ("lwz" | "ld" | "lbz" | "lhz" | "lwa", [Reg(d), rest @ ..]) => {
-            let a = st.ea(rest)?.ok_or_else(|| unsupported(i))?;
+            let a = st.ea(rest)?.ok_or_else(|| unsupported(i, st.init.arch))?;
             let (_, v) = t.read(a, &[])?;
             st.set(d, v);
             next
@@ -211,7 +211,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             next
         }
         ("stw" | "std" | "stb" | "sth", [Reg(s), rest @ ..]) => {
-            let a = st.ea(rest)?.ok_or_else(|| unsupported(i))?;
+            let a = st.ea(rest)?.ok_or_else(|| unsupported(i, st.init.arch))?;
             t.write(a, st.reg(s), &[])?;
             next
         }
@@ -251,7 +251,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             }
             next
         }
-        _ => Err(unsupported(i)),
+        _ => Err(unsupported(i, st.init.arch)),
     }
 }
 

@@ -171,7 +171,7 @@ fn step(
         ("SFENCE", []) => fence(t, "SFENCE"),
         ("NOP", []) => Ok(Flow::Next),
         ("MOV", [Operand::Mem(d), s]) if !locked => {
-            let v = st.src(s)?.ok_or_else(|| unsupported(i))?;
+            let v = st.src(s)?.ok_or_else(|| unsupported(i, st.init.arch))?;
             let a = st.addr(d)?;
             t.write(a, v, &[])?;
             Ok(Flow::Next)
@@ -183,7 +183,7 @@ fn step(
             Ok(Flow::Next)
         }
         ("MOV", [Operand::Reg(d), s]) if !locked => {
-            let v = st.src(s)?.ok_or_else(|| unsupported(i))?;
+            let v = st.src(s)?.ok_or_else(|| unsupported(i, st.init.arch))?;
             st.set(d, v);
             Ok(Flow::Next)
         }
@@ -205,8 +205,8 @@ fn step(
         (op @ ("ADD" | "SUB" | "XOR" | "AND" | "OR" | "INC" | "DEC" | "XADD"), [d, rest @ ..]) => {
             let src = match (op, rest) {
                 ("INC" | "DEC", []) => TVal::int(1),
-                (_, [s]) => st.src(s)?.ok_or_else(|| unsupported(i))?,
-                _ => return Err(unsupported(i)),
+                (_, [s]) => st.src(s)?.ok_or_else(|| unsupported(i, st.init.arch))?,
+                _ => return Err(unsupported(i, st.init.arch)),
             };
             let f = match op {
                 "ADD" | "INC" | "XADD" => "add",
@@ -243,15 +243,15 @@ fn step(
                     }
                     st.flags = Some((compare(v.v, Value::Int(0))?, v));
                 }
-                _ => return Err(unsupported(i)),
+                _ => return Err(unsupported(i, st.init.arch)),
             }
             Ok(Flow::Next)
         }
         ("CMPXCHG", _) => cmpxchg(st, i, locked, t),
         ("CMP", [a, b]) => {
             let (va, vb) = (
-                st.src(a)?.ok_or_else(|| unsupported(i))?,
-                st.src(b)?.ok_or_else(|| unsupported(i))?,
+                st.src(a)?.ok_or_else(|| unsupported(i, st.init.arch))?,
+                st.src(b)?.ok_or_else(|| unsupported(i, st.init.arch))?,
             );
             st.flags = Some((compare(va.v, vb.v)?, va.with(va.v, vb)));
             Ok(Flow::Next)
@@ -276,7 +276,7 @@ fn step(
                 Flow::Next
             })
         }
-        _ => Err(unsupported(i)),
+        _ => Err(unsupported(i, st.init.arch)),
     }
 }
 
@@ -286,7 +286,7 @@ fn cmpxchg(st: &mut State, i: &Instr, locked: bool, t: &mut Tracer) -> Result<Fl
     let (ea, r) = match i.args.as_slice() {
         [m @ Operand::Mem(_), Operand::Reg(r)] | [Operand::Reg(r), m @ Operand::Mem(_)] => (m, r),
         [ea @ Operand::Reg(_), Operand::Reg(r)] => (ea, r),
-        _ => return Err(unsupported(i)),
+        _ => return Err(unsupported(i, st.init.arch)),
     };
     let acc = st.acc();
     let tags: &[&str] = if locked { &["X"] } else { &[] };
@@ -296,7 +296,7 @@ fn cmpxchg(st: &mut State, i: &Instr, locked: bool, t: &mut Tracer) -> Result<Fl
             (Some(a), t.read(a, tags)?.1)
         }
         Operand::Reg(e) => (None, st.reg(e)),
-        _ => return Err(unsupported(i)),
+        _ => return Err(unsupported(i, st.init.arch)),
     };
     let v_acc = st.reg(&acc);
     let ord = compare(v_ea.v, v_acc.v)?;

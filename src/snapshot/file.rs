@@ -304,7 +304,7 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn error(&self, line: usize, msg: &str) -> String {
-        format!("error: {}:{line}: {msg}", self.name)
+        format!("{}:{line}: error: {msg}", self.name)
     }
 
     fn top(&mut self, n: usize, key: &str, val: &str) -> Result<(), String> {
@@ -450,7 +450,7 @@ impl Parser<'_> {
             .find(|e| !keys.contains(e.model.as_str()))
         {
             return Err(format!(
-                "error: {}: test {} names model {}, which the file does not describe",
+                "{}: error: test {} names model {}, which the file does not describe",
                 self.name, e.file, e.model
             ));
         }

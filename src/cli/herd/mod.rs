@@ -418,7 +418,11 @@ impl Herd {
             timeout: self.timeout,
             max_memory: super::values::default_memory(),
         };
-        let load = |p: &Path| parsed.get(p).cloned().ok_or_else(String::new);
+        let load = |p: &Path| {
+            parsed.get(p).cloned().ok_or_else(|| {
+                litmus::report::diag::Diagnostic::error(p.display().to_string(), None, "")
+            })
+        };
         let records = batch::run(
             &to_judge,
             &load,
@@ -461,7 +465,7 @@ impl Herd {
                             }
                             None
                         }
-                        Status::Error(e) => Some(engine_warning(f, e)),
+                        Status::Error(e) => Some(engine_warning(f, &e.msg)),
                         Status::NotApplicable => None,
                     }
                 }
@@ -803,7 +807,7 @@ fn engine_warning(f: &Path, msg: &str) -> String {
 /// A model that cannot be loaded, in herd's words.
 fn herd_load_error(e: &model::LoadError) -> String {
     match e {
-        model::LoadError::NotFound(_, name) => format!("Cannot find file {name}"),
+        model::LoadError::NotFound(_, name, _) => format!("Cannot find file {name}"),
         model::LoadError::Cat(c) if c.line > 0 => format!(
             "File \"{}\", line {}, characters {}-{}: {}",
             c.file,

@@ -236,7 +236,10 @@ impl<'t, 'a> Interp<'t, 'a> {
         if v.all().is_empty() && v.taint.is_empty() {
             self.error(msg)
         } else {
-            Stop::Dead
+            Stop::Undefined(crate::sem::SemError {
+                span: Some(self.span),
+                msg: msg.into(),
+            })
         }
     }
 
@@ -540,6 +543,7 @@ impl<'t, 'a> Interp<'t, 'a> {
     fn check_addr(&self, l: &Val) -> R<()> {
         match l.v {
             Value::Addr(_) => Ok(()),
+            Value::Int(0) => Err(self.bad_value(l, "NULL dereference")),
             Value::Int(i) => Err(self.bad_value(l, format!("memory access at non-address {i}"))),
         }
     }
