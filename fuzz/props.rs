@@ -76,7 +76,8 @@ pub fn cfg_text(data: &[u8]) {
 /// A small test: it parses (the generator only writes valid tests), every shipped model
 /// for its architecture judges it within the budget, and the fast paths, each forced on
 /// however small the test (bounds of whole subtrees, cuts of doomed partial `rf` choices,
-/// symmetry, plans), give the answer the plain enumeration gives.
+/// symmetry, plans), give the answer of the reference: every candidate enumerated and
+/// judged by the reference evaluator (`check --reference`).
 pub fn check_test(src: &str) {
     let t = lit::parse(src).unwrap_or_else(|e| panic!("generated test does not parse: {e}\n{src}"));
     MODELS.with(|models| {
@@ -85,12 +86,17 @@ pub fn check_test(src: &str) {
             .filter(|m| m.arches.as_ref().is_some_and(|a| a.contains(&t.arch)))
         {
             let fast = judge_within_budget(&t, &m.model, m.macros.as_ref(), forced_options());
-            let plain = judge_with(&t, &m.model, m.macros.as_ref(), plain_options());
-            if let (Some(f), Some(p)) = (fast, plain) {
+            let reference = judge_with(
+                &t,
+                &m.model,
+                m.macros.as_ref(),
+                Options::default().reference(),
+            );
+            if let (Some(f), Some(p)) = (fast, reference) {
                 assert_eq!(
                     answer(&f),
                     answer(&p),
-                    "{}: fast paths differ from the plain run on\n{src}",
+                    "{}: fast paths differ from the reference on\n{src}",
                     m.label
                 );
             }
@@ -116,16 +122,6 @@ fn forced_options() -> Options {
     Options {
         bound_min: 1,
         cut_min: 1,
-        ..Options::default()
-    }
-}
-
-fn plain_options() -> Options {
-    Options {
-        bound_min: 0,
-        cut_min: 0,
-        symmetry: false,
-        plans: false,
         ..Options::default()
     }
 }
