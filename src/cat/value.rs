@@ -287,6 +287,42 @@ pub fn valset_add<'m>(s: &[Value<'m>], x: Value<'m>) -> Value<'m> {
     }
 }
 
+/// `a ++ b`, herd's addition of an element to a set (a set of events, a relation, or a set
+/// of values), over `n` events; the error is the message, for the caller to locate.
+pub fn add<'m>(n: usize, a: Value<'m>, b: Value<'m>) -> Result<Value<'m>, String> {
+    match (a, b) {
+        (Value::Unv, _) => Err("universe in set ++".into()),
+        (_, Value::Unv) => Ok(Value::Unv),
+        (Value::Event(e), Value::Empty) => Ok(Value::set(Set::from_iter(n, [e]))),
+        (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(pair_rel(n, x, y))),
+        (v, Value::Empty) => Ok(Value::ValSet(Rc::new(vec![v]))),
+        (v, Value::ValSet(s)) => Ok(valset_add(&s, v)),
+        (Value::Pair(x, y), Value::Rel(r)) => {
+            let mut r = Rc::unwrap_or_clone(r);
+            r.insert(x as usize, y as usize);
+            Ok(Value::rel(r))
+        }
+        (Value::Tuple(t), Value::Rel(r)) => match &t[..] {
+            [Value::Event(x), Value::Event(y)] => {
+                let mut r = Rc::unwrap_or_clone(r);
+                r.insert(*x, *y);
+                Ok(Value::rel(r))
+            }
+            _ => Err("this expression should be a pair".into()),
+        },
+        (Value::Event(e), Value::Set(s)) => {
+            let mut s = Rc::unwrap_or_clone(s);
+            s.insert(e);
+            Ok(Value::set(s))
+        }
+        (a, b) => Err(format!(
+            "cannot add a {} to a {}",
+            a.type_name(),
+            b.type_name()
+        )),
+    }
+}
+
 pub fn valset_contains(s: &[Value<'_>], x: &Value<'_>) -> bool {
     s.binary_search_by(|y| cmp(y, x)).is_ok()
 }

@@ -547,36 +547,7 @@ impl<'m, 'p> Eval<'m, 'p> {
 
     /// `e ++ S`: adds an element to a set.
     fn add(&self, pos: Pos, a: Value<'m>, b: Value<'m>) -> R<Value<'m>> {
-        match (a, b) {
-            (Value::Unv, _) => Err(self.err(pos, "universe in set ++")),
-            (_, Value::Unv) => Ok(Value::Unv),
-            (Value::Event(e), Value::Empty) => Ok(Value::set(Set::from_iter(self.n, [e]))),
-            (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(pair_rel(self.n, x, y))),
-            (v, Value::Empty) => Ok(Value::ValSet(Rc::new(vec![v]))),
-            (v, Value::ValSet(s)) => Ok(valset_add(&s, v)),
-            (Value::Pair(x, y), Value::Rel(r)) => {
-                let mut r = (*r).clone();
-                r.insert(x as usize, y as usize);
-                Ok(Value::rel(r))
-            }
-            (Value::Tuple(t), Value::Rel(r)) => match &t[..] {
-                [Value::Event(x), Value::Event(y)] => {
-                    let mut r = (*r).clone();
-                    r.insert(*x, *y);
-                    Ok(Value::rel(r))
-                }
-                _ => Err(self.err(pos, "this expression should be a pair")),
-            },
-            (Value::Event(e), Value::Set(s)) => {
-                let mut s = (*s).clone();
-                s.insert(e);
-                Ok(Value::set(s))
-            }
-            (a, b) => Err(self.err(
-                pos,
-                format!("cannot add a {} to a {}", a.type_name(), b.type_name()),
-            )),
-        }
+        add(self.n, a, b).map_err(|m| self.err(pos, m))
     }
 
     /// Calls a function or a built-in.
