@@ -1407,27 +1407,7 @@ impl<'m, 'p> Ctx<'m, 'p> {
 
     /// Binds a pattern to a value (tuples are split component-wise).
     pub fn bind_pat(&self, env: &Env<'m>, pos: Pos, pat: &Pat, v: Value<'m>) -> R<Env<'m>> {
-        match pat {
-            Pat::Var(None) => Ok(env.clone()),
-            Pat::Var(Some(x)) => Ok(env.bind(*x, v)),
-            Pat::Tuple(xs) => {
-                let vs: Vec<Value<'m>> = match v {
-                    Value::Tuple(t) => t.to_vec(),
-                    Value::Pair(a, b) => vec![Value::Event(a as usize), Value::Event(b as usize)],
-                    v => vec![v],
-                };
-                if vs.len() != xs.len() {
-                    return Err(self.err(pos, "binding mismatch"));
-                }
-                let mut env = env.clone();
-                for (x, v) in xs.iter().zip(vs) {
-                    if let Some(x) = x {
-                        env = env.bind(*x, v);
-                    }
-                }
-                Ok(env)
-            }
-        }
+        env.bind_pat(pat, v).map_err(|m| self.err(pos, m))
     }
 
     pub fn apply(&self, pos: Pos, f: &Value<'m>, arg: Value<'m>) -> R<Value<'m>> {

@@ -130,6 +130,32 @@ impl<'m> Env<'m> {
     pub fn bind(&self, name: Sym, val: Value<'m>) -> Env<'m> {
         self.bind_slot(name, Slot::Val(val))
     }
+
+    /// Binds a pattern to a value (tuples are split component-wise); the error is the
+    /// message, for the caller to locate.
+    pub fn bind_pat(&self, pat: &Pat, v: Value<'m>) -> Result<Env<'m>, &'static str> {
+        match pat {
+            Pat::Var(None) => Ok(self.clone()),
+            Pat::Var(Some(x)) => Ok(self.bind(*x, v)),
+            Pat::Tuple(xs) => {
+                let vs: Vec<Value<'m>> = match v {
+                    Value::Tuple(t) => t.to_vec(),
+                    Value::Pair(a, b) => vec![Value::Event(a as usize), Value::Event(b as usize)],
+                    v => vec![v],
+                };
+                if vs.len() != xs.len() {
+                    return Err("binding mismatch");
+                }
+                let mut env = self.clone();
+                for (x, v) in xs.iter().zip(vs) {
+                    if let Some(x) = x {
+                        env = env.bind(*x, v);
+                    }
+                }
+                Ok(env)
+            }
+        }
+    }
     pub fn bind_slot(&self, name: Sym, slot: Slot<'m>) -> Env<'m> {
         Env(Some(Rc::new(EnvNode {
             name,
