@@ -274,6 +274,10 @@ pub fn speed(tag: &str) -> litmus::outcome::Speed {
 
 /// herd7 spells long options with one dash: accept `-conf x`, `-model x`, ... under `check`.
 fn herd_style(args: Vec<OsString>) -> Vec<OsString> {
+    // `compile` has none of herd7's options, and its `-o DIR` is its own.
+    if args.get(1).is_some_and(|a| a == "compile") {
+        return args;
+    }
     let mut out = Vec::with_capacity(args.len());
     let mut it = args.into_iter().peekable();
     while let Some(a) = it.next() {
