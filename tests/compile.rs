@@ -320,3 +320,33 @@ fn herd7_agrees_on_compiled_tests_when_present() {
         );
     }
 }
+
+/// Every primitive the checker accepts in C (cat/lkmm.def) compiles in every shipped
+/// mapping: an entry for it (or for the name it stands for), or a refusal saying why.
+#[test]
+fn every_primitive_the_checker_accepts_has_an_entry_in_every_mapping() {
+    let def = std::fs::read_to_string(root().join("cat/lkmm.def")).unwrap();
+    let names: std::collections::BTreeSet<&str> = def
+        .lines()
+        .filter_map(|l| l.split_once('(').map(|(n, _)| n.trim()))
+        .filter(|n| compile::mapping::is_ident(n) && !n.starts_with("__"))
+        .collect();
+    assert!(names.len() > 300, "{} names", names.len());
+    let mut missing = Vec::new();
+    for m in [
+        "ppc-lwsync",
+        "ppc-sync",
+        "aarch64-llsc",
+        "aarch64-lse",
+        "x86",
+    ] {
+        let map = Mapping::load(m).unwrap();
+        for n in &names {
+            // `likely()`/`unlikely()` are the compiler's `!!(x)`, no table entry.
+            if !matches!(*n, "likely" | "unlikely") && map.resolve(n).is_none() {
+                missing.push(format!("{m}: {n}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "no entry for:\n{}", missing.join("\n"));
+}

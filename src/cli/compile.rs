@@ -43,6 +43,8 @@ pub fn mapping_for(arch: Option<&str>, mapping: Option<&str>) -> Result<Mapping,
         (None, None) => return Err("give --arch (ppc, aarch64, x86) or --mapping".into()),
     };
     let m = Mapping::load(&name).map_err(|e| format!("mapping: {e}"))?;
+    // `x86` is the kernel's arch/x86: herd's X86_64 dialect (its 32-bit X86 has no CMPXCHG).
+    let arch = arch.map(|a| if a == Arch::X86 { Arch::X86_64 } else { a });
     if let Some(a) = arch
         && a != m.arch
     {
@@ -152,13 +154,37 @@ struct Column {
     model: Loaded,
 }
 
+/// Why a column (or the LKMM) has no judgement.
+#[derive(Clone, Debug)]
+enum Missing {
+    NotCompiled(String),
+    /// Over `--timeout` or `--max-memory`: undetermined.
+    Exhausted(String),
+    Error(String),
+}
+
+impl Missing {
+    fn status(&self) -> &'static str {
+        match self {
+            Missing::NotCompiled(_) => "not-compiled",
+            Missing::Exhausted(_) => "timeout",
+            Missing::Error(_) => "error",
+        }
+    }
+    fn message(&self) -> &str {
+        match self {
+            Missing::NotCompiled(m) | Missing::Exhausted(m) | Missing::Error(m) => m,
+        }
+    }
+}
+
 /// What one C test gave.
 struct Report {
     file: String,
     test: Test,
-    lkmm: Judgement,
+    lkmm: Result<Judgement, Missing>,
     /// Per column: the compiled test and its judgement, or why there is none.
-    hw: Vec<Result<(Compiled, Judgement), String>>,
+    hw: Vec<Result<(Compiled, Judgement), Missing>>,
 }
 
 /// `litmus check --compile`: each C test under the LKMM and, compiled with each mapping
@@ -229,13 +255,21 @@ pub fn check(a: &CheckArgs) -> i32 {
         unroll: a.unroll,
         ..Options::default()
     };
-    let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
+    let judge_full = |t: &Test, m: &Loaded| -> Result<Judgement, Missing> {
         let mut o = opts.clone();
         o.budget = a.limits.test.budget();
-        let mut j =
-            outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| e.to_string())?;
+        let mut j = outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| {
+            if e.exhausted.is_some() {
+                Missing::Exhausted(e.to_string())
+            } else {
+                Missing::Error(e.to_string())
+            }
+        })?;
         j.model = m.label.clone();
         Ok(j)
+    };
+    let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
+        judge_full(t, m).map_err(|e| e.message().to_string())
     };
     let (files, problems) = litmus_files(&a.paths);
     let mut status = if problems { 2 } else { 0 };
@@ -255,31 +289,33 @@ pub fn check(a: &CheckArgs) -> i32 {
             say!("warning: {file}: not a C test, nothing to compile");
             continue;
         }
-        let lk = match judge(&t, &lkmm) {
-            Ok(j) => j,
-            Err(e) => {
-                say!("error: {file}: lkmm: {e}");
-                status = 2;
-                continue;
-            }
-        };
-        let hw = cols
+        let lk = judge_full(&t, &lkmm);
+        let hw: Vec<Result<(Compiled, Judgement), Missing>> = cols
             .iter()
             .map(|c| {
-                let comp =
-                    compile::compile(&t, &c.map).map_err(|e| format!("does not compile: {e}"))?;
-                let j = judge(&comp.test, &c.model)?;
+                let comp = compile::compile(&t, &c.map)
+                    .map_err(|e| Missing::NotCompiled(e.to_string()))?;
+                let j = judge_full(&comp.test, &c.model)?;
                 Ok((comp, j))
             })
             .collect();
+        for m in std::iter::once(lk.as_ref().err())
+            .chain(hw.iter().map(|h| h.as_ref().err()))
+            .flatten()
+        {
+            status = status.max(match m {
+                Missing::NotCompiled(_) => 0,
+                Missing::Exhausted(_) => 3,
+                Missing::Error(_) => 2,
+            });
+        }
         let r = Report {
             file,
             test: t,
             lkmm: lk,
             hw,
         };
-        let cmp = comparison(&r, &cols);
-        let cmp = match cmp {
+        let cmp = match comparison(&r, &cols) {
             Ok(c) => c,
             Err(e) => {
                 say!("{}: error: {e}", r.file);
@@ -287,11 +323,11 @@ pub fn check(a: &CheckArgs) -> i32 {
                 continue;
             }
         };
-        unsound_any |= !cmp.unsound().is_empty();
+        unsound_any |= cmp.as_ref().is_some_and(|c| !c.unsound().is_empty());
         if a.format == "json" {
-            let _ = writeln!(out, "{}", json_line(&r, &cols, &cmp, &lkmm, &judge));
+            let _ = writeln!(out, "{}", json_line(&r, &cols, cmp.as_ref(), &lkmm, &judge));
         } else {
-            out.push_str(&text(&r, &cols, &cmp, &lkmm, &judge, a));
+            out.push_str(&text(&r, &cols, cmp.as_ref(), &lkmm, &judge, a));
         }
     }
     emit(
@@ -308,13 +344,17 @@ fn arch_of_model(n: &str) -> Option<Arch> {
     match n {
         "power" => Some(Arch::PPC),
         "armv8" => Some(Arch::AArch64),
-        "x86tso" => Some(Arch::X86),
+        "x86tso" => Some(Arch::X86_64),
         _ => None,
     }
 }
 
-/// The comparison over the columns that compiled and were judged.
-fn comparison(r: &Report, cols: &[Column]) -> Result<Comparison, String> {
+/// The comparison over the columns that compiled and were judged (none when the LKMM
+/// has no answer).
+fn comparison(r: &Report, cols: &[Column]) -> Result<Option<Comparison>, String> {
+    let Ok(lkmm) = &r.lkmm else {
+        return Ok(None);
+    };
     let hw: Vec<(String, &Compiled, &Judgement)> =
         r.hw.iter()
             .zip(cols)
@@ -324,7 +364,7 @@ fn comparison(r: &Report, cols: &[Column]) -> Result<Comparison, String> {
                     .map(|(comp, j)| (c.map.name.clone(), comp, j))
             })
             .collect();
-    compare::compare(&r.lkmm, &hw)
+    compare::compare(lkmm, &hw).map(Some)
 }
 
 /// The test with its condition replaced by "this final state".
@@ -357,17 +397,29 @@ fn lkmm_reason(
 fn text(
     r: &Report,
     cols: &[Column],
-    cmp: &Comparison,
+    cmp: Option<&Comparison>,
     lkmm: &Loaded,
     judge: &dyn Fn(&Test, &Loaded) -> Result<Judgement, String>,
     a: &CheckArgs,
 ) -> String {
     let mut out = format!("Test {} ({})\n", r.test.name, r.file);
+    let says = |m: &Missing| match m {
+        Missing::NotCompiled(e) => format!("does not compile: {e}"),
+        Missing::Exhausted(e) => format!("undetermined: {e}"),
+        Missing::Error(e) => format!("error: {e}"),
+    };
+    if let Err(e) = &r.lkmm {
+        let _ = writeln!(out, "  lkmm: {}", says(e));
+    }
     for (h, c) in r.hw.iter().zip(cols) {
         if let Err(e) = h {
-            let _ = writeln!(out, "  {}: {e}", c.map.name);
+            let _ = writeln!(out, "  {}: {}", c.map.name, says(e));
         }
     }
+    let Some(cmp) = cmp else {
+        out.push('\n');
+        return out;
+    };
     let states: Vec<String> = (0..cmp.rows.len()).map(|k| cmp.state_text(k)).collect();
     let w = states.iter().map(String::len).max().unwrap_or(5).max(5);
     let _ = write!(out, "  {:w$}  lkmm", "state");
@@ -440,23 +492,50 @@ fn text(
 fn json_line(
     r: &Report,
     cols: &[Column],
-    cmp: &Comparison,
+    cmp: Option<&Comparison>,
     lkmm: &Loaded,
     judge: &dyn Fn(&Test, &Loaded) -> Result<Judgement, String>,
 ) -> String {
+    // Each judgement as herd7 would print it (the compiled test's own names), so that
+    // herd7's answer on the compiled test can be compared with ours.
+    let answer = |j: &Judgement| {
+        let (pos, neg) = j.witnesses();
+        json!({
+            "status": "ok",
+            "observation": j.observation(),
+            "loop": j.cut,
+            "states": j.states.iter().map(|s| litmus::report::herd::show_state(j, s)).collect::<Vec<_>>(),
+            "pos": pos,
+            "neg": neg,
+        })
+    };
+    let missing = |m: &Missing| json!({"status": m.status(), "message": m.message()});
     let columns: Vec<serde_json::Value> =
         r.hw.iter()
             .zip(cols)
-            .map(|(h, c)| match h {
-                Ok((_, j)) => json!({
-                    "mapping": c.map.name,
-                    "model": j.model,
-                    "observation": j.observation(),
-                    "loop": j.cut,
-                }),
-                Err(e) => json!({"mapping": c.map.name, "error": e}),
+            .map(|(h, c)| {
+                let mut v = match h {
+                    Ok((_, j)) => answer(j),
+                    Err(e) => missing(e),
+                };
+                v["mapping"] = json!(c.map.name);
+                v["model"] = json!(c.model.label);
+                v
             })
             .collect();
+    let lk = match &r.lkmm {
+        Ok(j) => answer(j),
+        Err(e) => missing(e),
+    };
+    let Some(cmp) = cmp else {
+        return json!({
+            "file": r.file,
+            "test": r.test.name,
+            "lkmm": lk,
+            "columns": columns,
+        })
+        .to_string();
+    };
     let states: Vec<serde_json::Value> = cmp
         .rows
         .iter()
@@ -498,7 +577,7 @@ fn json_line(
     json!({
         "file": r.file,
         "test": r.test.name,
-        "lkmm": {"observation": r.lkmm.observation(), "loop": r.lkmm.cut},
+        "lkmm": lk,
         "columns": columns,
         "states": states,
         "unsound": unsound,

@@ -59,7 +59,14 @@ impl Target for AArch64 {
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {
         vec![format!("SUB {dst},XZR,{a}")]
     }
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String> {
+    fn branch_if(
+        &self,
+        cmp: Cmp,
+        a: &str,
+        b: &Op,
+        label: &str,
+        _spare: &str,
+    ) -> Result<Vec<String>, String> {
         match (cmp, b) {
             (Cmp::Eq, Op::Imm(0)) => return Ok(vec![format!("CBZ {a},{label}")]),
             (Cmp::Ne, Op::Imm(0)) => return Ok(vec![format!("CBNZ {a},{label}")]),

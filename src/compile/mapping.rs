@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! // comment
-//! arch PPC                      // PPC, AArch64, X86, or `any` for generic code
+//! arch PPC                      // PPC, AArch64, X86_64, or `any` for generic code
 //! include generic               // a shipped table by name, or a file next to this one
 //! for ORD in _relaxed _acquire - // `-` is the empty word; `for A,B in a1,b1 a2,b2`
 //! NAME$ORD(*p, +i, v) -> r   @ citation (file, version, symbol)
@@ -23,8 +23,18 @@
 //!     }
 //! ```
 //! A parameter written `*p` takes an lvalue `*e` and binds the address `e`; `+i` is a
-//! value the asm body overwrites (the compiler passes a copy, gcc's `"+r"`); any other
-//! `{name}` in an asm body is a fresh scratch register, `{L...}` a fresh label.
+//! value the asm body overwrites (the compiler passes a copy, gcc's `"+r"`); `=c` is an
+//! expression a C body evaluates each time it names it, with the caller's names and the
+//! body's `VAL` (the kernel's `smp_cond_load_acquire(p, VAL == 1)`); any other
+//! `{name}` in an asm body is a fresh scratch register, `{L...}` a fresh label. A body
+//! that is one line `! reason` says the primitive has no instruction sequence, and why:
+//! a test using it does not compile, with that reason.
+//!
+//! `atomic_long_*` and `atomic64_*` names resolve as their `atomic_*` forms, and
+//! `cmpxchg64*`, `try_cmpxchg64*` as `cmpxchg*`, `try_cmpxchg*`, unless a table defines
+//! them (include/linux/atomic/atomic-long.h: on 64-bit kernels `atomic_long_t` is
+//! `atomic64_t`, whose operations are the same instruction sequences on 64-bit words;
+//! herd's values have no width).
 
 use crate::litmus::ast::Arch;
 use std::collections::HashMap;
@@ -51,7 +61,7 @@ pub fn variants(arch: Arch) -> &'static [&'static str] {
     match arch {
         Arch::PPC => &["ppc-lwsync", "ppc-sync"],
         Arch::AArch64 => &["aarch64-llsc", "aarch64-lse"],
-        Arch::X86 => &["x86"],
+        Arch::X86 | Arch::X86_64 => &["x86"],
         _ => &[],
     }
 }
@@ -83,6 +93,8 @@ pub enum ParamKind {
     Lvalue,
     /// `+i`: a value the body overwrites; bound to a copy.
     Clobbered,
+    /// `=c`: an expression, evaluated where the (C) body names it.
+    Expr,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +117,8 @@ pub enum Body {
     Asm(Vec<(AsmLine, usize)>),
     /// C statements, as written (parsed when the entry is used).
     C(String),
+    /// `! reason`: no instruction sequence implements the primitive.
+    Refused(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -238,8 +252,26 @@ impl Mapping {
         {
             return Some(plain(e));
         }
-        self.generic.get(name).map(plain)
+        if let Some(e) = self.generic.get(name) {
+            return Some(plain(e));
+        }
+        alias(name).and_then(|a| self.resolve(&a))
     }
+}
+
+/// The `atomic_*`, `cmpxchg*` name a 64-bit or `long` form stands for.
+fn alias(name: &str) -> Option<String> {
+    for p in ["atomic_long_", "atomic64_"] {
+        if let Some(rest) = name.strip_prefix(p) {
+            return Some(format!("atomic_{rest}"));
+        }
+    }
+    for p in ["cmpxchg64", "try_cmpxchg64"] {
+        if let Some(rest) = name.strip_prefix(p) {
+            return Some(format!("{}{rest}", &p[..p.len() - 2]));
+        }
+    }
+    None
 }
 
 /// Parse a table's text; `dir` resolves includes of files.
@@ -264,7 +296,8 @@ pub fn parse_table(
             file: origin.into(),
             line: 1,
             col: 1,
-            msg: "the table names no architecture (`arch PPC`, `arch AArch64`, `arch X86`)".into(),
+            msg: "the table names no architecture (`arch PPC`, `arch AArch64`, `arch X86_64`)"
+                .into(),
         });
     }
     Ok(m)
@@ -334,6 +367,13 @@ fn read_into(
                     let Some(arch) = Arch::from_name(a).filter(|a| *a != Arch::C) else {
                         return Err(at.err(ln, 6, format!("unknown architecture `{a}`")));
                     };
+                    if arch == Arch::X86 {
+                        return Err(at.err(
+                            ln,
+                            6,
+                            "herd's 32-bit X86 has no CMPXCHG: write x86 tables in herd's X86_64 syntax (`arch X86_64`, AT&T operands)",
+                        ));
+                    }
                     if m.arch != Arch::C && m.arch != arch {
                         return Err(at.err(
                             ln,
@@ -500,6 +540,8 @@ fn entry(
             (ParamKind::Lvalue, n.trim())
         } else if let Some(n) = p.strip_prefix('+') {
             (ParamKind::Clobbered, n.trim())
+        } else if let Some(n) = p.strip_prefix('=') {
+            (ParamKind::Expr, n.trim())
         } else {
             (ParamKind::Value, p)
         };
@@ -520,7 +562,11 @@ fn entry(
         .iter()
         .map(|(l, s)| (*l, substitute(strip_comment(s).trim(), subst)))
         .collect();
-    let body = if lines.first().is_some_and(|(_, s)| s == "{") {
+    let body = if let [(_, only)] = lines.as_slice()
+        && let Some(why) = only.strip_prefix('!')
+    {
+        Body::Refused(why.trim().to_string())
+    } else if lines.first().is_some_and(|(_, s)| s == "{") {
         if lines.last().is_none_or(|(_, s)| s != "}") || lines.len() < 2 {
             return Err(at.err(lines[0].0, 1, "a C body's `{` has no closing `}` line"));
         }

@@ -26,7 +26,7 @@ use crate::litmus::ast::{
 };
 use crate::sem::c::ir::{self, Ex, St};
 use mapping::{AsmLine, Body, Entry, Mapping, ParamKind};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use target::{Cmp, Op, Target};
 
 /// A compiled test.
@@ -274,12 +274,29 @@ enum Bind {
     Val(Op),
     /// `&local` passed to a table entry: `*p` reads and writes the caller's register.
     LocalRef(String),
+    /// An expression argument (`=c` in the table: `smp_cond_load_acquire(p, VAL == 1)`),
+    /// evaluated each time the body names it, with the caller's names (the scope at that
+    /// index) and the body's `VAL`.
+    Expr(Ex, usize),
 }
 
 struct Scope {
     binds: HashMap<String, Bind>,
     /// Registers to free when the scope ends (a C body's locals).
     owned: Vec<String>,
+    /// The lowering's temporaries (`%3`) set once, to a constant: an immediate, no
+    /// register (an array index `t[1] = v` is lowered through one).
+    consts: HashSet<String>,
+}
+
+impl Scope {
+    fn new(binds: HashMap<String, Bind>, consts: HashSet<String>) -> Scope {
+        Scope {
+            binds,
+            owned: Vec::new(),
+            consts,
+        }
+    }
 }
 
 /// Code generation for one thread.
@@ -289,11 +306,21 @@ struct Gen<'a> {
     proc: u32,
     code: Vec<ast::AsmLine>,
     busy: Vec<bool>,
+    /// Registers the code has used so far.
+    ever: Vec<bool>,
     /// Expression temporaries, freed at the end of the statement that made them.
     temps: Vec<String>,
     /// Per open loop, its `continue` and `break` targets.
     loops: Vec<(String, String)>,
     scopes: Vec<Scope>,
+    /// Per thread or C body being compiled, the label its `return` jumps to (made at
+    /// the first `return`).
+    rets: Vec<Option<String>>,
+    /// A global's address in a register, for targets that name globals directly
+    /// (`(x)` on X86_64) when the address is a value: the register, set by the init block.
+    syms: HashMap<String, String>,
+    /// Init entries for those registers.
+    sym_init: Vec<InitEntry>,
     labels: u32,
     span: Span,
     depth: usize,
@@ -316,12 +343,13 @@ impl<'a> Gen<'a> {
             proc,
             code: Vec::new(),
             busy: vec![false; t.registers().len()],
+            ever: vec![false; t.registers().len()],
             temps: Vec::new(),
             loops: Vec::new(),
-            scopes: vec![Scope {
-                binds: HashMap::new(),
-                owned: Vec::new(),
-            }],
+            scopes: vec![Scope::new(HashMap::new(), HashSet::new())],
+            rets: Vec::new(),
+            syms: HashMap::new(),
+            sym_init: Vec::new(),
             labels: 0,
             span: Span::default(),
             depth: 0,
@@ -383,21 +411,69 @@ impl<'a> Gen<'a> {
             span: Some(span),
             msg,
         })?;
-        self.stmt(&body)
+        self.scopes[0].consts = const_temps(&body);
+        self.returning(|g| g.stmt(&body))?;
+        init.append(&mut self.sym_init);
+        Ok(())
+    }
+
+    /// Compile a thread's or a C body's code: its `return`s jump to its end.
+    fn returning(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<()> {
+        self.rets.push(None);
+        let r = f(self);
+        if let Some(Some(l)) = self.rets.pop() {
+            self.place(&l);
+        }
+        r
     }
 
     // ------------------------------------------------------------ registers, names
 
     fn alloc(&mut self) -> R<String> {
-        let k = self.busy.iter().position(|b| !b).ok_or_else(|| {
-            self.err(format!(
-                "out of registers ({} on {})",
-                self.busy.len(),
-                self.t.arch().name()
-            ))
-        })?;
+        let k = self
+            .busy
+            .iter()
+            .position(|b| !b)
+            .ok_or_else(|| self.out_of_registers())?;
         self.busy[k] = true;
+        self.ever[k] = true;
         Ok(self.t.registers()[k].to_string())
+    }
+
+    fn out_of_registers(&self) -> CompileError {
+        self.err(format!(
+            "out of registers ({} on {})",
+            self.busy.len(),
+            self.t.arch().name()
+        ))
+    }
+
+    /// A global's address in a register, on a target that names globals directly: a
+    /// register no code has used yet (the last free one), set by the init block.
+    fn sym_reg(&mut self, s: &str) -> R<String> {
+        if let Some(r) = self.syms.get(s) {
+            return Ok(r.clone());
+        }
+        let k = (0..self.busy.len())
+            .rev()
+            .find(|&k| !self.busy[k] && !self.ever[k])
+            .ok_or_else(|| self.out_of_registers())?;
+        self.busy[k] = true;
+        self.ever[k] = true;
+        let r = self.t.registers()[k].to_string();
+        self.sym_init.push(InitEntry {
+            ty: None,
+            loc: LocRef::Reg {
+                proc: self.proc,
+                reg: self.t.state_name(&r),
+            },
+            value: Some(ValueLit::Addr {
+                name: s.to_string(),
+                amp: false,
+            }),
+        });
+        self.syms.insert(s.to_string(), r.clone());
+        Ok(r)
     }
 
     fn free(&mut self, r: &str) {
@@ -484,10 +560,7 @@ impl<'a> Gen<'a> {
                 self.emit(l)?;
                 Ok(r)
             }
-            Op::Sym(s) => Err(self.err(format!(
-                "the address of {s} as a value is not supported on {}",
-                self.t.arch().name()
-            ))),
+            Op::Sym(s) => self.sym_reg(&s),
         }
     }
 
@@ -503,10 +576,11 @@ impl<'a> Gen<'a> {
                 let l = self.t.load_imm(dst, i);
                 self.emit(l)
             }
-            Op::Sym(s) => Err(self.err(format!(
-                "the address of {s} as a value is not supported on {}",
-                self.t.arch().name()
-            ))),
+            Op::Sym(s) => {
+                let r = self.sym_reg(&s)?;
+                let l = self.t.mov(dst, &r);
+                self.emit(l)
+            }
         }
     }
 
@@ -525,6 +599,12 @@ impl<'a> Gen<'a> {
         match st {
             St::Seq(v) => v.iter().try_for_each(|s| self.stmt(s)),
             St::Decl(n) => self.local(n).map(drop),
+            St::SetReg(n, Ex::Int(i), _)
+                if self.scopes.last().is_some_and(|s| s.consts.contains(n)) =>
+            {
+                self.bind(n, Bind::Val(Op::Imm(*i)));
+                Ok(())
+            }
             St::SetReg(n, e, sp) => {
                 self.span = *sp;
                 let r = self.local(n)?;
@@ -576,18 +656,29 @@ impl<'a> Gen<'a> {
                 }
                 Ok(())
             }
-            // Every loop form: the test before (`while`, `for`) or after (`do`) the body,
-            // `continue` to the step, `break` past the end. herd's `-unroll` bounds the
-            // backward branch as the C interpreter bounds the loop.
+            // Every loop form, rotated: the test after the body, then the one backward
+            // jump, to the body; entered by a jump forward to the test unless the first
+            // iteration is free (`do`). herd's `-unroll N` counts backward jumps to each
+            // target, so the body runs at most N times (N + 1 for a `do`) whatever way an
+            // iteration ends (`break`, `return`), as the C interpreter bounds the loop;
+            // `continue` goes to the step, `break` past the end.
             St::Loop(l) => {
                 self.span = l.span;
                 let top = self.label()?;
                 let cont = self.label()?;
+                // `for`'s step runs after each iteration, before the test: the jump in
+                // goes past it, to the test.
+                let test = if l.test_first && l.step.is_some() {
+                    self.label()?
+                } else {
+                    cont.clone()
+                };
                 let end = self.label()?;
-                self.place(&top);
-                if let (true, Some(c)) = (l.test_first, &l.cond) {
-                    self.branch(c, &end, false)?;
+                if l.test_first {
+                    let j = self.t.jump(&test);
+                    self.emit(j)?;
                 }
+                self.place(&top);
                 self.loops.push((cont.clone(), end.clone()));
                 let body = self.stmt(&l.body);
                 self.loops.pop();
@@ -596,13 +687,17 @@ impl<'a> Gen<'a> {
                 if let Some(step) = &l.step {
                     self.stmt(step)?;
                 }
-                match (&l.cond, l.test_first) {
-                    (Some(c), false) => self.branch(c, &top, true)?,
-                    _ => {
-                        let j = self.t.jump(&top);
-                        self.emit(j)?;
-                    }
+                if test != cont {
+                    self.place(&test);
                 }
+                // Out forward on a false test, back by an unconditional jump: herd does
+                // not count a conditional jump on a value known without reading memory
+                // (a counter), an unconditional one it always counts.
+                if let Some(c) = &l.cond {
+                    self.branch(c, &end, false)?;
+                }
+                let j = self.t.jump(&top);
+                self.emit(j)?;
                 self.place(&end);
                 Ok(())
             }
@@ -619,19 +714,44 @@ impl<'a> Gen<'a> {
                 let j = self.t.jump(&to);
                 self.emit(j)
             }
+            // The end of the thread (or of the table entry's C body being compiled).
             St::Return(sp) => {
                 self.span = *sp;
-                Err(self.err(format!(
-                    "`return` is not supported by compile on {} yet",
-                    self.t.arch().name()
-                )))
+                let l = match self.rets.last().cloned() {
+                    Some(Some(l)) => l,
+                    Some(None) => {
+                        let l = self.label()?;
+                        if let Some(slot) = self.rets.last_mut() {
+                            *slot = Some(l.clone());
+                        }
+                        l
+                    }
+                    None => return Err(self.err("internal: `return` outside a thread")),
+                };
+                let j = self.t.jump(&l);
+                self.emit(j)
             }
-            St::SetElem(_, _, _, sp) => {
+            St::SetElem(t, i, v, sp) => {
                 self.span = *sp;
-                Err(self.err(format!(
-                    "local arrays are not supported by compile on {} yet",
-                    self.t.arch().name()
-                )))
+                let i = self.eval(i)?;
+                let v = self.eval(v)?;
+                let cells = self.cells(t)?;
+                match i {
+                    Op::Imm(k) => {
+                        let cell = self.cell(t, &cells, k)?;
+                        self.set(&cell, v)
+                    }
+                    Op::Reg(ri) => {
+                        let v = self.in_reg(v)?;
+                        self.select(&ri, &cells, |g, cell, zero| {
+                            let l =
+                                g.t.binop(BinOp::Add, cell, &v, &Op::Reg(zero.into()))
+                                    .map_err(|m| g.err(m))?;
+                            g.emit(l)
+                        })
+                    }
+                    Op::Sym(_) => Err(self.err(format!("an address as an index of `{t}`"))),
+                }
             }
             St::Store(_, _, _, sp)
             | St::Lock(_, sp)
@@ -645,6 +765,67 @@ impl<'a> Gen<'a> {
                 ))
             }
         }
+    }
+
+    // ------------------------------------------------------------ local arrays
+
+    /// The registers of local array `t`'s cells (`int t[2]` is the locals `t[0]`, `t[1]`).
+    fn cells(&self, t: &str) -> R<Vec<String>> {
+        let mut v = Vec::new();
+        while let Some(Bind::Local(r)) = self.lookup(&format!("{t}[{}]", v.len())) {
+            v.push(r.clone());
+        }
+        if v.is_empty() {
+            return Err(self.err(format!("`{t}` is not a local array")));
+        }
+        Ok(v)
+    }
+
+    fn cell(&self, t: &str, cells: &[String], k: i64) -> R<String> {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| cells.get(k))
+            .cloned()
+            .ok_or_else(|| {
+                self.err(format!(
+                    "index {k} out of the bounds of `{t}` ({} cells)",
+                    cells.len()
+                ))
+            })
+    }
+
+    /// A cell chosen by the value of register `ri`: a comparison per cell, then `f` on
+    /// the chosen cell's register with a register holding `ri ^ ri` (zero, data-dependent
+    /// on the index as the C cell is: add it to what flows in or out). An index out of
+    /// the bounds loops for ever, so the unrolling bound cuts the run, as the C
+    /// interpreter drops the run whose index is out of bounds.
+    fn select(
+        &mut self,
+        ri: &str,
+        cells: &[String],
+        mut f: impl FnMut(&mut Self, &str, &str) -> R<()>,
+    ) -> R<()> {
+        let zero = self.temp()?;
+        let l = self
+            .t
+            .binop(BinOp::Xor, &zero, ri, &Op::Reg(ri.into()))
+            .map_err(|m| self.err(m))?;
+        self.emit(l)?;
+        let end = self.label()?;
+        let mut next = String::new();
+        for (k, cell) in cells.iter().enumerate() {
+            next = self.label()?;
+            self.branch_cmp(Cmp::Ne, Op::Reg(ri.into()), Op::Imm(k as i64), &next)?;
+            f(self, cell, &zero)?;
+            let j = self.t.jump(&end);
+            self.emit(j)?;
+            self.place(&next);
+        }
+        // Out of bounds: the trap is the last comparison's label.
+        let j = self.t.jump(&next);
+        self.emit(j)?;
+        self.place(&end);
+        Ok(())
     }
 
     /// `dst = e` where `dst` is the register of local `name`.
@@ -681,6 +862,10 @@ impl<'a> Gen<'a> {
                 Some(Bind::LocalRef(_)) => {
                     Err(self.err(format!("`{n}` points to a local: only `*{n}` is allowed")))
                 }
+                Some(Bind::Expr(e, at)) => {
+                    let (e, at) = (e.clone(), *at);
+                    self.in_caller(at, |g| g.eval(&e))
+                }
                 None => {
                     self.span = *sp;
                     Err(self.err(format!("unknown name `{n}`")))
@@ -694,6 +879,8 @@ impl<'a> Gen<'a> {
                 self.call("READ_ONCE", std::slice::from_ref(e), Some(d.clone()))?;
                 Ok(Op::Reg(d))
             }
+            // include/linux/compiler.h: `likely(x)` is `__builtin_expect(!!(x), 1)`.
+            Ex::Call(f, args, _) if is_expect(f) && args.len() == 1 => self.bool_value(e),
             Ex::Call(name, args, sp) => {
                 self.span = *sp;
                 let d = self.temp()?;
@@ -749,6 +936,32 @@ impl<'a> Gen<'a> {
                 self.place(&lend);
                 Ok(Op::Reg(d))
             }
+            // A statement expression: the lowering's form of side effects inside
+            // expressions (`r = x++`), and GNU C's `({ ...; v; })`.
+            Ex::Seq(st, v) => {
+                self.stmt(st)?;
+                self.eval(v)
+            }
+            Ex::Elem(t, i, sp) => {
+                self.span = *sp;
+                let i = self.eval(i)?;
+                let cells = self.cells(t)?;
+                match i {
+                    Op::Imm(k) => Ok(Op::Reg(self.cell(t, &cells, k)?)),
+                    Op::Reg(ri) => {
+                        let d = self.temp()?;
+                        self.select(&ri, &cells, |g, cell, zero| {
+                            let l = g
+                                .t
+                                .binop(BinOp::Add, &d, cell, &Op::Reg(zero.into()))
+                                .map_err(|m| g.err(m))?;
+                            g.emit(l)
+                        })?;
+                        Ok(Op::Reg(d))
+                    }
+                    Op::Sym(_) => Err(self.err(format!("an address as an index of `{t}`"))),
+                }
+            }
             Ex::LocalAddr(n, _) => Err(self.err(format!(
                 "`&{n}` is only meaningful as an argument (try_cmpxchg's `&old`)"
             ))),
@@ -756,6 +969,26 @@ impl<'a> Gen<'a> {
                 "herd's internal primitives (`__load{...}`, `__xchg{...}`, ...) have no kernel name to map: write the kernel macro",
             )),
         }
+    }
+
+    /// Run `f` with the names of the scope at index `at` (an expression argument's
+    /// caller), and the current scope's `VAL`.
+    fn in_caller<T>(&mut self, at: usize, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let mut binds = self
+            .scopes
+            .get(at)
+            .map(|s| s.binds.clone())
+            .unwrap_or_default();
+        if let Some(v) = self.lookup("VAL").cloned() {
+            binds.insert("VAL".into(), v);
+        }
+        self.scopes.push(Scope::new(binds, HashSet::new()));
+        let r = f(self);
+        let s = self.scopes.pop().expect("the caller's scope");
+        for o in s.owned {
+            self.free(&o);
+        }
+        r
     }
 
     fn imm_ok(&self, i: i64) -> bool {
@@ -795,24 +1028,11 @@ impl<'a> Gen<'a> {
                 Ok(())
             }
             Ex::Bin(op, a, b) if Cmp::from_binop(*op).is_some() => {
-                let mut cmp = Cmp::from_binop(*op).expect("a comparison");
-                let mut a = self.eval(a)?;
-                let mut b = self.eval(b)?;
-                if matches!(a, Op::Imm(_)) && matches!(b, Op::Reg(_)) {
-                    std::mem::swap(&mut a, &mut b);
-                    cmp = cmp.swap();
-                }
-                let a = self.in_reg(a)?;
-                let b = match b {
-                    Op::Imm(i) if self.imm_ok(i) => Op::Imm(i),
-                    b => Op::Reg(self.in_reg(b)?),
-                };
+                let cmp = Cmp::from_binop(*op).expect("a comparison");
+                let a = self.eval(a)?;
+                let b = self.eval(b)?;
                 let cmp = if when { cmp } else { cmp.negate() };
-                let l = self
-                    .t
-                    .branch_if(cmp, &a, &b, label)
-                    .map_err(|m| self.err(m))?;
-                self.emit(l)
+                self.branch_cmp(cmp, a, b, label)
             }
             Ex::Int(i) => {
                 if (*i != 0) == when {
@@ -821,17 +1041,50 @@ impl<'a> Gen<'a> {
                 }
                 Ok(())
             }
+            Ex::Reg(n, _) if matches!(self.lookup(n), Some(Bind::Expr(..))) => {
+                let Some(Bind::Expr(e, at)) = self.lookup(n).cloned() else {
+                    unreachable!("an expression argument")
+                };
+                self.in_caller(at, |g| g.branch(&e, label, when))
+            }
+            Ex::Call(f, args, _) if is_expect(f) && args.len() == 1 => {
+                self.branch(&args[0], label, when)
+            }
             e => {
                 let v = self.eval(e)?;
-                let v = self.in_reg(v)?;
                 let cmp = if when { Cmp::Ne } else { Cmp::Eq };
-                let l = self
-                    .t
-                    .branch_if(cmp, &v, &Op::Imm(0), label)
-                    .map_err(|m| self.err(m))?;
-                self.emit(l)
+                self.branch_cmp(cmp, v, Op::Imm(0), label)
             }
         }
+    }
+
+    /// Jump to `label` when `a cmp b`.
+    fn branch_cmp(&mut self, mut cmp: Cmp, mut a: Op, mut b: Op, label: &str) -> R<()> {
+        if matches!(a, Op::Imm(_)) && !matches!(b, Op::Imm(_)) {
+            std::mem::swap(&mut a, &mut b);
+            cmp = cmp.swap();
+        }
+        let a = self.in_reg(a)?;
+        let b = match b {
+            Op::Imm(i) if self.imm_ok(i) => Op::Imm(i),
+            b => Op::Reg(self.in_reg(b)?),
+        };
+        let spare = if self.t.branch_needs_label(cmp, &b) {
+            self.label()?
+        } else {
+            String::new()
+        };
+        let lines = self
+            .t
+            .branch_if(cmp, &a, &b, label, &spare)
+            .map_err(|m| self.err(m))?;
+        for l in lines {
+            match l.strip_suffix(':') {
+                Some(lab) if lab == spare => self.place(lab),
+                _ => self.emit(vec![l])?,
+            }
+        }
+        Ok(())
     }
 
     // ------------------------------------------------------------ table entries
@@ -879,10 +1132,16 @@ impl<'a> Gen<'a> {
                 args.len()
             )));
         }
+        if let Body::Refused(why) = &e.body {
+            return Err(self.err(format!(
+                "`{}` has no instruction sequence: {why} ({at})",
+                e.name
+            )));
+        }
         let asm = matches!(e.body, Body::Asm(_));
         let c_body = match &e.body {
             Body::C(text) => Some(self.parse_body(e, text)?),
-            Body::Asm(_) => None,
+            Body::Asm(_) | Body::Refused(_) => None,
         };
         let assigned: Vec<String> = c_body.as_ref().map(assigned_names).unwrap_or_default();
         // Bind the parameters in the caller's scope first, then open the entry's.
@@ -905,6 +1164,13 @@ impl<'a> Gen<'a> {
                         e.name, p.name
                     )));
                 }
+                (ParamKind::Expr, _) if asm => {
+                    return Err(self.err(format!(
+                        "`{}`: an expression parameter (`={}`) needs a C body ({at})",
+                        e.name, p.name
+                    )));
+                }
+                (ParamKind::Expr, a) => Bind::Expr(a.clone(), self.scopes.len() - 1),
                 (_, Ex::LocalAddr(n, _)) => match self.lookup(n) {
                     Some(Bind::Local(r)) => Bind::LocalRef(r.clone()),
                     _ => return Err(self.err(format!("`&{n}`: {n} is not a local"))),
@@ -933,15 +1199,14 @@ impl<'a> Gen<'a> {
         match (&e.body, c_body) {
             (Body::Asm(lines), _) => self.expand_asm(e, lines.as_slice(), &binds),
             (Body::C(_), Some(body)) => {
-                self.scopes.push(Scope {
-                    binds,
-                    owned: Vec::new(),
-                });
+                self.scopes.push(Scope::new(binds, const_temps(&body)));
                 let span = self.span;
-                let r = self.stmt(&body).map_err(|mut err| {
+                let loops = std::mem::take(&mut self.loops);
+                let r = self.returning(|g| g.stmt(&body)).map_err(|mut err| {
                     err.msg = format!("{} (in `{}` at {at})", err.msg, e.name);
                     err
                 });
+                self.loops = loops;
                 self.span = span;
                 let s = self.scopes.pop().expect("the entry's scope");
                 for o in s.owned {
@@ -949,7 +1214,9 @@ impl<'a> Gen<'a> {
                 }
                 r
             }
-            (Body::C(_), None) => unreachable!("a C body is parsed above"),
+            (Body::C(_), None) | (Body::Refused(_), _) => {
+                unreachable!("a C body is parsed above, a refused one refused")
+            }
         }
     }
 
@@ -957,7 +1224,7 @@ impl<'a> Gen<'a> {
     /// `copy` gives a body that writes the parameter its own register.
     fn param_bind(&mut self, v: Op, asm: bool, copy: bool) -> R<Bind> {
         Ok(match v {
-            Op::Sym(s) => Bind::Val(Op::Sym(s)),
+            Op::Sym(s) if !copy => Bind::Val(Op::Sym(s)),
             Op::Imm(i) if !asm && !copy => Bind::Val(Op::Imm(i)),
             v if copy => {
                 let r = self.temp()?;
@@ -1025,9 +1292,22 @@ impl<'a> Gen<'a> {
                         let with = if let Some(s) = names.get(ph) {
                             s.clone()
                         } else if let Some(b) = binds.get(ph) {
+                            // A global's address is a memory operand inside `(...)` or
+                            // `[...]`, else a value, in a register.
+                            let in_mem = text
+                                .find(&format!("{{{full}}}"))
+                                .and_then(|k| text[..k].chars().last())
+                                .is_some_and(|c| c == '(' || c == '[');
                             match b {
                                 Bind::Local(r) | Bind::LocalRef(r) => r.clone(),
+                                Bind::Val(Op::Sym(s)) if !in_mem => self.sym_reg(s)?,
                                 Bind::Val(v) => self.t.operand(v),
+                                Bind::Expr(..) => {
+                                    return Err(self.err(format!(
+                                        "mapping {}: `{}` ({}:{ln}): an expression parameter in asm",
+                                        self.map.name, e.name, e.file
+                                    )));
+                                }
                             }
                         } else if ph.starts_with('L') {
                             let lab = self.label()?;
@@ -1056,6 +1336,110 @@ impl<'a> Gen<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// `likely(x)`, `unlikely(x)`: `!!(x)`, with no code in a condition.
+fn is_expect(f: &str) -> bool {
+    matches!(f, "likely" | "unlikely")
+}
+
+/// The lowering's temporaries (`%n`) a body sets exactly once, to a constant, and never
+/// passes by address.
+fn const_temps(body: &St) -> HashSet<String> {
+    let mut sets: HashMap<String, (usize, bool)> = HashMap::new();
+    let mut addr: HashSet<String> = HashSet::new();
+    ir_walk(
+        body,
+        &mut |s| {
+            if let St::SetReg(n, e, _) = s
+                && n.starts_with('%')
+            {
+                let c = sets.entry(n.clone()).or_insert((0, true));
+                c.0 += 1;
+                c.1 &= matches!(e, Ex::Int(_));
+            }
+        },
+        &mut |e| {
+            if let Ex::LocalAddr(n, _) = e {
+                addr.insert(n.clone());
+            }
+        },
+    );
+    sets.into_iter()
+        .filter(|(n, (k, c))| *k == 1 && *c && !addr.contains(n))
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Every statement and expression of a body, statement expressions' included.
+fn ir_walk<F: FnMut(&St), G: FnMut(&Ex)>(s: &St, fs: &mut F, fe: &mut G) {
+    fs(s);
+    match s {
+        St::Seq(v) => v.iter().for_each(|x| ir_walk(x, fs, fe)),
+        St::If {
+            cond, then, els, ..
+        } => {
+            ex_walk(cond, fs, fe);
+            ir_walk(then, fs, fe);
+            if let Some(b) = els {
+                ir_walk(b, fs, fe);
+            }
+        }
+        St::Loop(l) => {
+            if let Some(c) = &l.cond {
+                ex_walk(c, fs, fe);
+            }
+            ir_walk(&l.body, fs, fe);
+            if let Some(step) = &l.step {
+                ir_walk(step, fs, fe);
+            }
+        }
+        St::SetReg(_, e, _) | St::Eval(e, _) | St::Lock(e, _) | St::Unlock(e, _) => {
+            ex_walk(e, fs, fe)
+        }
+        St::SetElem(_, a, b, _) | St::Store(a, b, _, _) | St::AtomicOp(a, _, b, _, _) => {
+            ex_walk(a, fs, fe);
+            ex_walk(b, fs, fe);
+        }
+        St::Srcu(a, _, b, _) => {
+            ex_walk(a, fs, fe);
+            if let Some(b) = b {
+                ex_walk(b, fs, fe);
+            }
+        }
+        St::Call(_, args, _) => args.iter().for_each(|a| ex_walk(a, fs, fe)),
+        St::Break(_) | St::Continue(_) | St::Return(_) | St::Decl(_) | St::Fence(..) => {}
+    }
+}
+
+fn ex_walk<F: FnMut(&St), G: FnMut(&Ex)>(e: &Ex, fs: &mut F, fe: &mut G) {
+    fe(e);
+    let subs: Vec<&Ex> = match e {
+        Ex::Int(_) | Ex::Reg(..) | Ex::LocalAddr(..) => vec![],
+        Ex::Load(a, _) | Ex::Un(_, a) | Ex::TryLock(a) | Ex::IsLocked(a) | Ex::Srcu(a, _) => {
+            vec![a]
+        }
+        Ex::Elem(_, a, _) => vec![a],
+        Ex::Bin(_, a, b) | Ex::Xchg(a, b, _) => vec![a, b],
+        Ex::Cond(a, b, c) | Ex::CmpXchg(a, b, c, _) | Ex::TryCmpXchg(a, b, c, _) => {
+            vec![a, b, c]
+        }
+        Ex::Call(_, args, _) => args.iter().collect(),
+        Ex::AtomicRet { loc, val, .. } => vec![loc, val],
+        Ex::AddUnless {
+            loc, add, guard, ..
+        } => match guard {
+            ir::Guard::Equals(g) => vec![loc, add, g],
+            ir::Guard::NegativeSum => vec![loc, add],
+        },
+        Ex::Seq(st, v) => {
+            ir_walk(st, fs, fe);
+            vec![v]
+        }
+    };
+    for x in subs {
+        ex_walk(x, fs, fe);
     }
 }
 

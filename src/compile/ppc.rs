@@ -58,7 +58,14 @@ impl Target for Ppc {
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {
         vec![format!("li {dst},0"), format!("subf {dst},{a},{dst}")]
     }
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String> {
+    fn branch_if(
+        &self,
+        cmp: Cmp,
+        a: &str,
+        b: &Op,
+        label: &str,
+        _spare: &str,
+    ) -> Result<Vec<String>, String> {
         let c = match b {
             Op::Imm(i) => format!("cmpwi {a},{i}"),
             b => format!("cmpw {a},{}", self.operand(b)),

@@ -95,7 +95,20 @@ pub trait Target {
     /// `dst = -a`, `dst = ~a`.
     fn neg(&self, dst: &str, a: &str) -> Vec<String>;
     /// Branch to `label` when `a cmp b`; an error when the dialect has no such branch.
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String>;
+    /// `spare` is a fresh label the code may place (a line `spare:`) when
+    /// [`Target::branch_needs_label`] asked for one, else empty.
+    fn branch_if(
+        &self,
+        cmp: Cmp,
+        a: &str,
+        b: &Op,
+        label: &str,
+        spare: &str,
+    ) -> Result<Vec<String>, String>;
+    /// Whether [`Target::branch_if`] needs a label of its own for this comparison.
+    fn branch_needs_label(&self, _cmp: Cmp, _b: &Op) -> bool {
+        false
+    }
     fn jump(&self, label: &str) -> Vec<String>;
     /// An operand's text in an instruction template.
     fn operand(&self, op: &Op) -> String {
@@ -110,7 +123,7 @@ pub fn for_arch(arch: Arch) -> Option<Box<dyn Target>> {
     Some(match arch {
         Arch::PPC => Box::new(super::ppc::Ppc),
         Arch::AArch64 => Box::new(super::aarch64::AArch64),
-        Arch::X86 => Box::new(super::x86::X86),
+        Arch::X86 | Arch::X86_64 => Box::new(super::x86::X86),
         _ => return None,
     })
 }

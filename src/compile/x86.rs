@@ -1,16 +1,23 @@
-//! X86 (herd's 32-bit Intel syntax): globals as direct memory operands (`[x]`), `EAX`
-//! kept for the tables (CMPXCHG's implicit operand), two-operand arithmetic.
+//! x86-64 in herd's X86_64 dialect (AT&T operand order, source first): 64-bit registers
+//! `%rbx`..`%r15` (`%rax` is kept for the tables: CMPXCHG's implicit operand), globals as
+//! direct memory operands `(x)`, two-operand arithmetic. herd 7.58's X86_64 has no `sub`,
+//! `neg` or `xadd`, and its `jlt` jumps on less *or equal*: subtraction and negation are
+//! written with `xorq $-1` (one's complement) and `addq`/`incq`, and strict comparisons
+//! with `jle`/`jge` only. (herd's 32-bit X86 has no CMPXCHG at all, hence X86_64.)
 
 use super::target::{Cmp, Op, Target};
 use crate::litmus::ast::{Arch, BinOp};
 
 pub struct X86;
 
-const REGS: &[&str] = &["EBX", "ECX", "EDX", "ESI", "EDI", "EBP"];
+const REGS: &[&str] = &[
+    "%rbx", "%rcx", "%rdx", "%rsi", "%rdi", "%rbp", "%r8", "%r9", "%r10", "%r11", "%r12", "%r13",
+    "%r14", "%r15",
+];
 
 impl Target for X86 {
     fn arch(&self) -> Arch {
-        Arch::X86
+        Arch::X86_64
     }
     fn registers(&self) -> &'static [&'static str] {
         REGS
@@ -18,50 +25,88 @@ impl Target for X86 {
     fn direct_globals(&self) -> bool {
         true
     }
+    fn state_name(&self, reg: &str) -> String {
+        reg.trim_start_matches('%').to_string()
+    }
     fn load_imm(&self, dst: &str, v: i64) -> Vec<String> {
-        vec![format!("MOV {dst},${v}")]
+        vec![format!("movq ${v},{dst}")]
     }
     fn mov(&self, dst: &str, src: &str) -> Vec<String> {
-        vec![format!("MOV {dst},{src}")]
+        vec![format!("movq {src},{dst}")]
     }
     fn binop(&self, op: BinOp, dst: &str, a: &str, b: &Op) -> Result<Vec<String>, String> {
-        let m = match op {
-            BinOp::Add => "ADD",
-            BinOp::Sub => "SUB",
-            BinOp::And => "AND",
-            BinOp::Or => "OR",
-            BinOp::Xor => "XOR",
-            o => return Err(format!("operator {o:?} has no X86 instruction here")),
-        };
+        let b_text = self.operand(b);
         let mut v = Vec::new();
         if dst != a {
-            v.push(format!("MOV {dst},{a}"));
+            v.push(format!("movq {a},{dst}"));
         }
-        v.push(format!("{m} {dst},{}", self.operand(b)));
+        match op {
+            BinOp::Add => v.push(format!("addq {b_text},{dst}")),
+            BinOp::Xor => v.push(format!("xorq {b_text},{dst}")),
+            BinOp::Or => v.push(format!("orq {b_text},{dst}")),
+            BinOp::And => v.push(format!("andq {b_text},{dst}")),
+            // a - b = ~(~a + b)
+            BinOp::Sub => match b {
+                Op::Imm(i) if *i != i64::MIN => v.push(format!("addq ${},{dst}", -i)),
+                _ => {
+                    v.push(format!("xorq $-1,{dst}"));
+                    v.push(format!("addq {b_text},{dst}"));
+                    v.push(format!("xorq $-1,{dst}"));
+                }
+            },
+            o => return Err(format!("operator {o:?} has no X86_64 instruction here")),
+        }
         Ok(v)
     }
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {
-        vec![format!("MOV {dst},$0"), format!("SUB {dst},{a}")]
+        // -a = ~a + 1
+        vec![
+            format!("movq {a},{dst}"),
+            format!("xorq $-1,{dst}"),
+            format!("incq {dst}"),
+        ]
     }
-    fn branch_if(&self, cmp: Cmp, a: &str, b: &Op, label: &str) -> Result<Vec<String>, String> {
-        // herd's 32-bit X86 dialect has only JE and JNE among conditional jumps.
+    fn branch_if(
+        &self,
+        cmp: Cmp,
+        a: &str,
+        b: &Op,
+        label: &str,
+        spare: &str,
+    ) -> Result<Vec<String>, String> {
+        // `cmpq b,a` then a jump on `a cmp b`; strict comparisons as non-strict ones.
+        let (b, cmp) = match (cmp, b) {
+            (Cmp::Lt, Op::Imm(i)) if *i != i64::MIN => (Op::Imm(i - 1), Cmp::Le),
+            (Cmp::Gt, Op::Imm(i)) if *i != i64::MAX => (Op::Imm(i + 1), Cmp::Ge),
+            (c, b) => (b.clone(), c),
+        };
+        let mut v = vec![format!("cmpq {},{a}", self.operand(&b))];
         let j = match cmp {
-            Cmp::Eq => "JE",
-            Cmp::Ne => "JNE",
-            c => {
-                return Err(format!(
-                    "herd's X86 has no conditional jump for `{}` (only JE, JNE): compare for (in)equality",
-                    c.symbol()
-                ));
+            Cmp::Eq => "je",
+            Cmp::Ne => "jne",
+            Cmp::Le => "jle",
+            Cmp::Ge => "jge",
+            // Register operands: over the jump when the opposite holds.
+            Cmp::Lt | Cmp::Gt => {
+                let not = if cmp == Cmp::Lt { "jge" } else { "jle" };
+                v.push(format!("{not} {spare}"));
+                v.push(format!("jmp {label}"));
+                v.push(format!("{spare}:"));
+                return Ok(v);
             }
         };
-        Ok(vec![
-            format!("CMP {a},{}", self.operand(b)),
-            format!("{j} {label}"),
-        ])
+        v.push(format!("{j} {label}"));
+        Ok(v)
+    }
+    fn branch_needs_label(&self, cmp: Cmp, b: &Op) -> bool {
+        match (cmp, b) {
+            (Cmp::Lt, Op::Imm(i)) => *i == i64::MIN,
+            (Cmp::Gt, Op::Imm(i)) => *i == i64::MAX,
+            (c, _) => matches!(c, Cmp::Lt | Cmp::Gt),
+        }
     }
     fn jump(&self, label: &str) -> Vec<String> {
-        vec![format!("JMP {label}")]
+        vec![format!("jmp {label}")]
     }
     fn operand(&self, op: &Op) -> String {
         match op {
