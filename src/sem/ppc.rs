@@ -19,6 +19,9 @@ struct State<'a> {
     cr0: (Option<Ordering>, TVal),
     /// The reservation: address, and the `lwarx` read that made it.
     res: Option<(Value, usize)>,
+    /// What the last `lwarx`'s address depends on (herd's `RESADDR` register, which a
+    /// `stwcx.` reads).
+    res_addr: TVal,
     /// The last exclusive event (`lwarx` read or `stwcx.` write): index, is-read.
     last_ex: Option<(usize, bool)>,
     init: &'a ThreadInit<'a>,
@@ -38,6 +41,7 @@ pub fn run(
             .collect(),
         cr0: (None, TVal::int(0)),
         res: None,
+        res_addr: TVal::int(0),
         last_ex: None,
         init,
     };
@@ -224,12 +228,21 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
             let ea = st.ea_x(a, b)?;
             let (r, v) = t.read(ea, &["EX"])?;
             st.res = Some((ea.v, r));
+            st.res_addr = ea;
             st.last_ex = Some((r, true));
             st.set(d, v);
             next
         }
         ("stwcx." | "stdcx.", [Reg(s), Reg(a), Reg(b)]) => {
             let ea = st.ea_x(a, b)?;
+            // herd sets CR0 after reading the value stored, the address and the
+            // reservation (`RES`, `RESADDR`), in both outcomes: a branch on it is
+            // ctrl-dependent on whatever those depend on (the `lwarx` read, when the
+            // value stored is computed from it, as in an atomic add).
+            let outcome = st
+                .reg(s)
+                .with(Value::Int(0), ea)
+                .with(Value::Int(0), st.res_addr);
             // herd's alternatives: fail (no write), or succeed when the reservation
             // is held on this very address.
             let can_succeed = st.res.is_some_and(|(ra, _)| ra == ea.v);
@@ -245,9 +258,9 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
                     t.relate("rmw", r, w);
                 }
                 st.last_ex = Some((w, false));
-                st.cr0 = (Some(Ordering::Equal), TVal::int(0));
+                st.cr0 = (Some(Ordering::Equal), outcome);
             } else {
-                st.cr0 = (None, TVal::int(0));
+                st.cr0 = (None, outcome);
             }
             next
         }
@@ -351,6 +364,45 @@ mod tests {
             assert!(e.events[read].tags == vec!["EX"] && e.events[last].tags == vec!["EX"]);
             assert!(has_rel(e, "rmw", read as u32, last as u32));
             assert!(has_rel(e, "data", read as u32, last as u32));
+        }
+    }
+
+    /// herd sets a `stwcx.`'s CR0 after reading the value stored: when that value is
+    /// computed from the `lwarx` read (an atomic add), what follows the `bne` is
+    /// ctrl-dependent on the read (ppc.cat's ctrlisync then orders a later load); a
+    /// constant stored gives no such dependency.
+    #[test]
+    fn a_stwcx_outcome_depends_on_the_value_stored() {
+        let s = syms(&["x", "y"]);
+        let (x, y) = (
+            Value::Addr(s.get("x").unwrap()),
+            Value::Addr(s.get("y").unwrap()),
+        );
+        for (computed, dependent) in [(true, true), (false, false)] {
+            let value = if computed { "r1" } else { "r5" };
+            let th = thread(
+                0,
+                vec![
+                    (None, "li", vec![r("r5"), Operand::Imm(1)]),
+                    (None, "lwarx", vec![r("r1"), r("r0"), r("r2")]),
+                    (None, "addi", vec![r("r1"), r("r1"), Operand::Imm(1)]),
+                    (None, "stwcx.", vec![r(value), r("r0"), r("r2")]),
+                    (None, "bne", vec![Operand::Sym("Out".into())]),
+                    (None, "isync", vec![]),
+                    (None, "lwz", vec![r("r4"), Operand::Imm(0), r("r3")]),
+                    (Some("Out"), "li", vec![r("r6"), Operand::Imm(0)]),
+                ],
+            );
+            let runs = explore(run, Arch::PPC, &th, &[("r2", x), ("r3", y)], &s);
+            let done: Vec<_> = runs
+                .iter()
+                .filter(|e| e.events.iter().filter(|ev| ev.kind == Kind::Read).count() == 2)
+                .collect();
+            assert!(!done.is_empty());
+            for e in done {
+                let last = e.events.len() as u32 - 1; // the lwz
+                assert_eq!(has_rel(e, "ctrl", 0, last), dependent, "{value}");
+            }
         }
     }
 }
