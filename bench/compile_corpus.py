@@ -1,162 +1,394 @@
 #!/usr/bin/env python3
-"""Compile the corpus's C tests with every mapping and check the compiled tests.
+"""Compile every C test of the corpus with every shipped mapping, check the compiled
+tests against herd7, and compare each hardware's answers with the LKMM's.
 
-For each C test (those herd7 answered under the LKMM, per ../shared/corpus/expected) and
-each shipped mapping: `litmus compile`, then our answer on the compiled test against
-herd7 7.58's (same final states, same observation), and once per test
-`litmus check --compile --model all` (LKMM vs each hardware, state by state).
+For each C test (every `*.litmus` file of the corpus whose architecture is C):
 
-    bench/compile_corpus.py --bin target/release/litmus [--only SUBSTR] [--timeout 20]
-        [--jobs 2] [--out results.jsonl]
+* `litmus compile --mapping M` for each mapping M (ppc-lwsync, ppc-sync, aarch64-llsc,
+  aarch64-lse, x86): the compiled test, or why it does not compile;
+* one `litmus check --compile --format json` with every mapping: the LKMM's answer on the C
+  test, our answer on each compiled test (in herd's form) and the comparison, state by
+  state, of the LKMM with each compiled form;
+* herd7 on each compiled test (`-model ppc.cat`, `aarch64.cat`; X86_64 with herd's own
+  default, `x86tso-mixed.cat`), compared with our answer on it: final states and
+  observation, and also witness counts and herd's `Loop` flag.
 
-Prints per mapping: compiled / not compiled (by reason), herd7 agreement, timeouts; and
-the tests that separate ppc-lwsync from ppc-sync, the LKMM-weaker states, unsound states.
+Every process runs under `nice -n 10`, at most --jobs at a time, each `litmus` with one
+worker thread; litmus gets --timeout seconds per judgement (the LKMM's, each compiled
+form's), herd7 --herd-timeout seconds per compiled test (a run over it is killed and
+counted as a timeout). herd7 is not run on a compiled test that took litmus over its
+timeout (herd7 is one to three orders of magnitude slower), nor on ppc-sync's and
+aarch64-lse's when it timed out on ppc-lwsync's and aarch64-llsc's (the same test with a
+`sync` for an `lwsync`; CAS loops, which cost more than LL/SC ones): those count as
+"not run", apart from herd7's own timeouts. --unroll N is passed to both (herd's
+`-unroll`); --timeouts-of FILE runs only the tests that FILE's run left undetermined
+(to judge them again at, say, --unroll 0, where a lock, LL/SC or CAS loop succeeds at its
+first attempt).
+
+Results go to --out as JSON lines, one per finished step, and a rerun with the same --out
+skips what is there (--fresh starts over), so a run of hours can be stopped and resumed.
+
+    bench/compile_corpus.py --bin target/release/litmus [--corpus ../shared/corpus]
+        [--herd /work/herd/bin/herd7] [--timeout 10] [--herd-timeout 60] [--jobs 2]
+        [--unroll 2] [--timeouts-of FILE] [--only SUBSTR] [--out compile-corpus.jsonl]
+        [--fresh] [--summary-only]
+
+Prints, per mapping: compiled / not compiled (by reason), agreement with herd7, timeouts;
+then the tests that separate ppc-lwsync from ppc-sync, the tests where the LKMM allows a
+state some mapping's compiled form never reaches (per mapping and per architecture), and
+every unsound state (a compiled form reaches it, the LKMM forbids it).
 """
-import argparse, collections, concurrent.futures as cf, json, os, re, subprocess, sys, tempfile
+import argparse
+import collections
+import concurrent.futures as cf
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
 
-MAPPINGS = {"ppc-lwsync": "ppc.cat", "ppc-sync": "ppc.cat", "aarch64-llsc": "aarch64.cat",
-            "aarch64-lse": "aarch64.cat", "x86": "x86tso.cat"}
+MAPPINGS = ["ppc-lwsync", "ppc-sync", "aarch64-llsc", "aarch64-lse", "x86"]
+ARCH = {"ppc-lwsync": "PPC", "ppc-sync": "PPC", "aarch64-llsc": "AArch64",
+        "aarch64-lse": "AArch64", "x86": "X86_64"}
+HERD_MODEL = {"ppc-lwsync": ["-model", "ppc.cat"], "ppc-sync": ["-model", "ppc.cat"],
+              "aarch64-llsc": ["-model", "aarch64.cat"], "aarch64-lse": ["-model", "aarch64.cat"],
+              "x86": []}
+# litmus's own model files, for herd7 to run when it disagrees: the same answer then is
+# a difference between the two models, not between the two engines.
+CAT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cat")
+OUR_MODEL = {"ppc-lwsync": "power.cat", "ppc-sync": "power.cat", "aarch64-llsc": "armv8.cat",
+             "aarch64-lse": "armv8.cat", "x86": "x86tso.cat"}
+NICE = ["nice", "-n", "10"]
 
 
-def herd_answer(herd, cat, path, timeout):
+def norm_state(s):
+    return ";".join(sorted(x.replace(" ", "") for x in s.split(";") if x.strip()))
+
+
+def c_tests(corpus, only):
+    out = []
+    for root, dirs, files in os.walk(corpus):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith(".litmus"):
+                continue
+            p = os.path.join(root, f)
+            try:
+                with open(p, errors="replace") as fh:
+                    first = fh.readline().split()
+            except OSError:
+                continue
+            if first and first[0] == "C" and only in p:
+                out.append(p)
+    return out
+
+
+def run(cmd, timeout):
+    """(returncode, stdout, stderr), or None when over the timeout (the process is killed)."""
     try:
-        p = subprocess.run([herd, "-model", cat, path], capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(NICE + cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"status": "timeout"}
-    out = p.stdout
-    m = re.search(r"^States \d+\n(.*?)^(?:Loop )?(Ok|No)$", out, re.S | re.M)
-    o = re.search(r"^Observation \S+ (\w+)", out, re.M)
-    if not m or not o:
-        return {"status": "error", "msg": (p.stderr or out)[-300:]}
-    states = sorted(" ".join(l.split()) for l in m.group(1).strip().splitlines())
-    return {"status": "ok", "states": states, "observation": o.group(1)}
+        return None
+    return p.returncode, p.stdout, p.stderr
 
 
-def ours(binary, path, timeout):
-    try:
-        p = subprocess.run([binary, "check", "--format", "json", "--timeout", str(timeout), path],
-                           capture_output=True, text=True, timeout=timeout + 30)
-    except subprocess.TimeoutExpired:
-        return {"status": "timeout"}
-    if not p.stdout.strip():
-        return {"status": "timeout" if "timed out" in p.stderr else "error", "msg": p.stderr[-300:]}
-    j = json.loads(p.stdout.splitlines()[0])
-    return {"status": "ok", "states": sorted(" ".join(s.split()) for s in j["states"]),
-            "observation": j["observation"]}
+def compile_one(args, test, mapping):
+    p = subprocess.run([args.bin, "compile", "--mapping", mapping, test],
+                       capture_output=True, text=True)
+    if p.returncode == 0:
+        return {"compiled": True, "text": p.stdout}
+    msg = p.stderr.strip().splitlines()[0] if p.stderr.strip() else "no message"
+    msg = msg.split("does not compile with %s: " % mapping)[-1]
+    return {"compiled": False, "reason": msg}
 
 
-def one(args, test, mapping):
-    r = {"file": test, "mapping": mapping}
-    p = subprocess.run([args.bin, "compile", "--mapping", mapping, test], capture_output=True, text=True)
-    if p.returncode != 0:
-        msg = p.stderr.strip().split("does not compile with %s: " % mapping)[-1]
-        r["compiled"] = False
-        r["reason"] = re.sub(r"^P\d+(, line [\d:]+)?: ", "", msg)
-        return r
-    r["compiled"] = True
+def reason_kind(msg):
+    """The reason without its place: `X` has no entry / has no instruction sequence / ..."""
+    msg = re.sub(r"^P\d+(, line [\d:]+)?: ", "", msg)
+    m = re.match(r"(`[^`]+` has no instruction sequence)", msg)
+    if m:
+        return m.group(1)
+    m = re.match(r"(`[^`]+` has no entry in mapping) \S+", msg)
+    if m:
+        return m.group(1)
+    return re.sub(r"\(shipped:[^)]*\)", "", msg).strip()
+
+
+def check_compile(args, test):
+    cmd = [args.bin, "check", "--compile", "--format", "json", "--jobs", "1",
+           "--timeout", str(args.timeout), "--unroll", str(args.unroll)]
+    for m in MAPPINGS:
+        cmd += ["--mapping", m]
+    r = run(cmd + [test], 7 * args.timeout + 120)
+    if r is None:
+        return {"status": "process-timeout"}
+    code, out, err = r
+    line = out.strip().splitlines()
+    if not line:
+        return {"status": "error", "message": err.strip()[-500:]}
+    return {"status": "ok", "record": json.loads(line[0]), "exit": code,
+            "stderr": err.strip()[-500:]}
+
+
+def herd_answer(args, mapping, text, model=None):
     with tempfile.NamedTemporaryFile("w", suffix=".litmus", delete=False) as f:
-        f.write(p.stdout)
+        f.write(text)
         path = f.name
+    model = model or HERD_MODEL[mapping]
     try:
-        r["ours"] = ours(args.bin, path, args.timeout)
-        if args.herd:
-            r["herd"] = herd_answer(args.herd, MAPPINGS[mapping], path, args.timeout)
+        r = run([args.herd, "-unroll", str(args.unroll)] + model + [path], args.herd_timeout)
     finally:
         os.unlink(path)
-    return r
+    if r is None:
+        return {"status": "timeout"}
+    code, out, err = r
+    m = re.search(r"^States \d+\n(.*?)^(Loop )?(Ok|No)$", out, re.S | re.M)
+    o = re.search(r"^Observation \S+ (\w+) (\d+) (\d+)", out, re.M)
+    if not m or not o:
+        return {"status": "error", "message": (err or out).strip()[-400:]}
+    states = [l.strip() for l in m.group(1).strip().splitlines() if l.strip()]
+    return {"status": "ok", "states": states, "observation": o.group(1),
+            "pos": int(o.group(2)), "neg": int(o.group(3)), "loop": bool(m.group(2))}
 
 
-def compare_all(args, test):
-    try:
-        p = subprocess.run([args.bin, "check", "--compile", "--model", "all", "--format", "json",
-                            "--timeout", str(args.timeout), test], capture_output=True, text=True,
-                           timeout=6 * args.timeout + 60)
-    except subprocess.TimeoutExpired:
-        return {"file": test, "cmp": None}
-    line = p.stdout.strip().splitlines()
-    return {"file": test, "cmp": json.loads(line[0]) if line else None}
+def agreement(ours, herd):
+    """'agree' (states, observation, witnesses and Loop), 'agree-answer' (states and
+    observation only), or 'DISAGREE'."""
+    if sorted(map(norm_state, ours["states"])) != sorted(map(norm_state, herd["states"])) \
+            or ours["observation"] != herd["observation"]:
+        return "DISAGREE"
+    if (ours["pos"], ours["neg"], ours["loop"]) != (herd["pos"], herd["neg"], herd["loop"]):
+        return "agree-answer"
+    return "agree"
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--corpus", default=os.path.join(os.path.dirname(__file__), "../../shared/corpus"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    # ../shared/corpus beside the checkout (or beside the folder of a git worktree's).
+    corpora = [os.path.join(here, "../../shared/corpus"), os.path.join(here, "../../../shared/corpus")]
+    ap.add_argument("--corpus", default=next((c for c in corpora if os.path.isdir(c)), corpora[0]))
     ap.add_argument("--herd", default="/work/herd/bin/herd7")
     ap.add_argument("--only", default="")
-    ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("--timeout", type=float, default=10)
+    ap.add_argument("--herd-timeout", type=float, default=60)
+    ap.add_argument("--unroll", type=int, default=2)
+    ap.add_argument("--timeouts-of", default=None)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="compile-corpus.jsonl")
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("--summary-only", action="store_true")
     args = ap.parse_args()
     corpus = os.path.realpath(args.corpus)
-    exp = os.path.join(corpus, "expected")
-    if not os.path.isdir(exp):
+    if not os.path.isdir(corpus):
         sys.exit("no corpus at %s: nothing checked" % corpus)
     if not os.path.exists(args.herd):
-        print("warning: no herd7 at %s: herd7 agreement not checked" % args.herd, file=sys.stderr)
+        print("warning: no herd7 at %s: herd7 agreement NOT checked" % args.herd, file=sys.stderr)
         args.herd = None
-    tests = []
-    for fn in sorted(os.listdir(exp)):
-        for line in open(os.path.join(exp, fn)):
-            j = json.loads(line)
-            if j["arch"] == "C" and j["status"] == "ok" and args.only in j["file"]:
-                tests.append(os.path.join(corpus, j["file"]))
-    results, cmps = [], []
-    with cf.ThreadPoolExecutor(args.jobs) as ex, open(args.out, "w") as out:
-        futs = [ex.submit(one, args, t, m) for t in tests for m in MAPPINGS]
-        futs += [ex.submit(compare_all, args, t) for t in tests]
-        for f in cf.as_completed(futs):
-            r = f.result()
-            out.write(json.dumps(r) + "\n")
-            out.flush()
-            (cmps if "cmp" in r else results).append(r)
-    summary(tests, results, cmps, corpus)
+    tests = c_tests(corpus, args.only)
+    if args.timeouts_of:
+        undetermined = set()
+        for line in open(args.timeouts_of):
+            r = json.loads(line)
+            if r["task"] == "check" and (r.get("status") != "ok" or any(
+                    x["status"] == "timeout" for x in [r["record"]["lkmm"]] + r["record"]["columns"])):
+                undetermined.add(r["file"])
+        tests = [t for t in tests if t in undetermined]
+    done = {}
+    if os.path.exists(args.out) and not args.fresh:
+        for line in open(args.out):
+            r = json.loads(line)
+            done[(r["file"], r["task"])] = r
+    if not args.summary_only:
+        lock = threading.Lock()
+        out = open(args.out, "a" if not args.fresh else "w")
+
+        def record(r):
+            with lock:
+                done[(r["file"], r["task"])] = r
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+
+        def compile_task(t):
+            for m in MAPPINGS:
+                if (t, "compile:" + m) not in done:
+                    c = compile_one(args, t, m)
+                    record({"file": t, "task": "compile:" + m, **c})
+
+        def ours(t, m):
+            c = done.get((t, "check"), {})
+            for col in c.get("record", {}).get("columns", []):
+                if col["mapping"] == m:
+                    return col
+            return {}
+
+        def test_task(t):
+            if (t, "check") not in done:
+                record({"file": t, "task": "check", **check_compile(args, t)})
+            if not args.herd:
+                return
+            for m in ["x86", "ppc-lwsync", "ppc-sync", "aarch64-llsc", "aarch64-lse"]:
+                if (t, "herd:" + m) in done or not done[(t, "compile:" + m)]["compiled"]:
+                    continue
+                sibling = {"ppc-sync": "ppc-lwsync", "aarch64-lse": "aarch64-llsc"}.get(m)
+                if ours(t, m).get("status") != "ok":
+                    h = {"status": "not-run", "why": "litmus: %s" % ours(t, m).get("status", "no answer")}
+                elif sibling and done.get((t, "herd:" + sibling), {}).get("status") == "timeout":
+                    h = {"status": "not-run", "why": "herd7 timed out on " + sibling}
+                else:
+                    text = done[(t, "compile:" + m)]["text"]
+                    h = herd_answer(args, m, text)
+                    if h["status"] == "ok" and agreement(ours(t, m), h) == "DISAGREE":
+                        h["with_litmus_model"] = herd_answer(
+                            args, m, text, ["-I", CAT, "-model", os.path.join(CAT, OUR_MODEL[m])])
+                record({"file": t, "task": "herd:" + m, **h})
+
+        for t in tests:
+            compile_task(t)
+        n = len(tests)
+        with cf.ThreadPoolExecutor(args.jobs) as ex:
+            futs = [ex.submit(test_task, t) for t in tests]
+            for k, f in enumerate(cf.as_completed(futs), 1):
+                f.result()
+                if k % 50 == 0 or k == n:
+                    print("%d/%d tests" % (k, n), file=sys.stderr, flush=True)
+        out.close()
+    summary(tests, done, corpus)
 
 
-def summary(tests, results, cmps, corpus):
+def summary(tests, done, corpus):
     rel = lambda f: os.path.relpath(f, corpus)
-    print("%d C tests" % len(tests))
+    print("%d C tests in %s" % (len(tests), corpus))
+    ours_of = {}
+    for t in tests:
+        c = done.get((t, "check"))
+        if c and c.get("status") == "ok":
+            for col in c["record"]["columns"]:
+                ours_of[(t, col["mapping"])] = col
+    print("\n| mapping | compiled | not compiled | litmus timeout | herd7 and litmus agree | of which also witnesses and Loop | disagree | herd7 timeout | herd7 not run | herd7 error |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    reasons = collections.defaultdict(collections.Counter)
+    disagreements = []
     for m in MAPPINGS:
-        rs = [r for r in results if r["mapping"] == m]
-        comp = [r for r in rs if r["compiled"]]
-        reasons = collections.Counter(r["reason"] for r in rs if not r["compiled"])
-        agree = [r for r in comp if r.get("herd", {}).get("status") == "ok"
-                 and r["ours"]["status"] == "ok"
-                 and (r["herd"]["states"], r["herd"]["observation"]) == (r["ours"]["states"], r["ours"]["observation"])]
-        both = [r for r in comp if r.get("herd", {}).get("status") == "ok" and r["ours"]["status"] == "ok"]
-        print("\n%s: %d compile, %d do not" % (m, len(comp), len(rs) - len(comp)))
-        for why, n in reasons.most_common():
-            print("   %4d  %s" % (n, why))
-        print("   herd7 and litmus both answered %d: agree on %d" % (len(both), len(agree)))
-        for r in both:
-            if r not in agree:
-                print("   DISAGREE %s: herd %s %s, ours %s %s" % (rel(r["file"]), r["herd"]["observation"], r["herd"]["states"], r["ours"]["observation"], r["ours"]["states"]))
-        print("   herd7 timed out %d, failed %d; litmus timed out %d, failed %d" % (
-            sum(r.get("herd", {}).get("status") == "timeout" for r in comp),
-            sum(r.get("herd", {}).get("status") == "error" for r in comp),
-            sum(r["ours"]["status"] == "timeout" for r in comp),
-            sum(r["ours"]["status"] == "error" for r in comp)))
-    sep, weaker, unsound = [], collections.Counter(), []
-    for c in cmps:
-        j = c["cmp"]
-        if not j:
+        comp = [t for t in tests if done.get((t, "compile:" + m), {}).get("compiled")]
+        for t in tests:
+            c = done.get((t, "compile:" + m))
+            if c and not c["compiled"]:
+                reasons[m][reason_kind(c["reason"])] += 1
+        agree = full = dis = htime = herr = otime = notrun = 0
+        for t in comp:
+            h = done.get((t, "herd:" + m), {})
+            o = ours_of.get((t, m), {})
+            if o.get("status") == "timeout":
+                otime += 1
+            if h.get("status") == "timeout":
+                htime += 1
+            elif h.get("status") == "not-run":
+                notrun += 1
+            elif h.get("status") == "error":
+                herr += 1
+                disagreements.append("%s %s: herd7 error: %s" % (m, rel(t), h.get("message", "")[-200:]))
+            if h.get("status") == "ok" and o.get("status") == "ok":
+                a = agreement(o, h)
+                if a == "DISAGREE":
+                    dis += 1
+                    w = h.get("with_litmus_model", {})
+                    kind = ""
+                    if w.get("status") == "ok":
+                        same = agreement(o, w) != "DISAGREE"
+                        kind = " [herd7 with litmus's %s: %s]" % (
+                            OUR_MODEL[m], "same answer as litmus (the model files differ)" if same
+                            else "still differs")
+                    disagreements.append("%s %s: herd7 %s %s %s/%s%s, litmus %s %s %s/%s%s%s" % (
+                        m, rel(t), h["observation"], h["states"], h["pos"], h["neg"], " Loop" if h["loop"] else "",
+                        o["observation"], o["states"], o["pos"], o["neg"], " Loop" if o["loop"] else "", kind))
+                else:
+                    agree += 1
+                    if a == "agree":
+                        full += 1
+                    else:
+                        disagreements.append("%s %s: same answer, witnesses/Loop differ: herd7 %s/%s%s, litmus %s/%s%s" % (
+                            m, rel(t), h["pos"], h["neg"], " Loop" if h["loop"] else "",
+                            o["pos"], o["neg"], " Loop" if o["loop"] else ""))
+        print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |" % (
+            m, len(comp), len(tests) - len(comp), otime, agree, full, dis, htime, notrun, herr))
+    print("\nnot compiled, by reason (the same tests for every mapping unless said):")
+    allr = collections.Counter()
+    for m in MAPPINGS:
+        allr.update({k: v for k, v in reasons[m].items()})
+    for why, n in sorted(allr.items(), key=lambda x: -x[1]):
+        per = {m: reasons[m][why] for m in MAPPINGS}
+        same = len(set(per.values())) == 1
+        print("   %4d  %s%s" % (per[MAPPINGS[0]] if same else n, why,
+                                "" if same else "  (%s)" % ", ".join("%s %d" % kv for kv in per.items())))
+    if disagreements:
+        print("\nherd7 vs litmus on compiled tests, differences:")
+        for d in disagreements:
+            print("   " + d)
+
+    # LKMM against each compiled form.
+    sep, unsound = [], []
+    weaker = {m: [] for m in MAPPINGS}
+    weaker_cut = {m: [] for m in MAPPINGS}
+    weaker_arch = collections.defaultdict(list)
+    lk_status = collections.Counter()
+    compared = 0
+    for t in tests:
+        c = done.get((t, "check"))
+        if not c or c.get("status") != "ok":
+            lk_status[c.get("status") if c else "not run"] += 1
             continue
-        cols = {x["mapping"]: x for x in j["columns"]}
-        a, b = cols.get("ppc-lwsync", {}), cols.get("ppc-sync", {})
-        if "observation" in a and "observation" in b and a["observation"] != b["observation"]:
-            sep.append("%s (lwsync %s, sync %s)" % (rel(c["file"]), a["observation"], b["observation"]))
-        for m, states in j["lkmm_weaker_than"].items():
+        r = c["record"]
+        lk_status["lkmm " + r["lkmm"]["status"]] += 1
+        if "states" not in r:
+            continue
+        compared += 1
+        cols = {x["mapping"]: x for x in r["columns"]}
+        ok = lambda m: cols.get(m, {}).get("status") == "ok"
+        rows = r["states"]
+        if ok("ppc-lwsync") and ok("ppc-sync"):
+            diff = [x["state"] for x in rows if x["hw"].get("ppc-lwsync") != x["hw"].get("ppc-sync")]
+            if diff:
+                lw = [x["state"] for x in rows if x["hw"].get("ppc-lwsync") and not x["hw"].get("ppc-sync")]
+                sy = [x["state"] for x in rows if x["hw"].get("ppc-sync") and not x["hw"].get("ppc-lwsync")]
+                lk_lw = [s for s in lw if any(x["state"] == s and x["lkmm"] for x in rows)]
+                sep.append((rel(t), r["lkmm"]["observation"], cols["ppc-lwsync"]["observation"],
+                            cols["ppc-sync"]["observation"], lw, sy, lk_lw))
+        for u in r["unsound"]:
+            unsound.append("%s: %s reaches %s" % (rel(t), u["mapping"], u["state"]))
+        for m, states in r["lkmm_weaker_than"].items():
             if states:
-                weaker[m] += 1
-        for u in j["unsound"]:
-            unsound.append("%s: %s reaches %s" % (rel(c["file"]), u["mapping"], u["state"]))
+                (weaker_cut if cols[m]["loop"] else weaker)[m].append((rel(t), states))
+        for arch in ("PPC", "AArch64", "X86_64"):
+            ms = [m for m in MAPPINGS if ARCH[m] == arch and ok(m)]
+            if not ms:
+                continue
+            st = [x["state"] for x in rows if x["lkmm"] and not any(x["hw"].get(m) for m in ms)]
+            if st:
+                weaker_arch[arch].append((rel(t), st, any(cols[m]["loop"] for m in ms)))
+    print("\nLKMM vs compiled forms: %d tests compared (%s)" % (
+        compared, ", ".join("%s %d" % kv for kv in sorted(lk_status.items()))))
     print("\ntests that separate the lwsync and sync unlocks on POWER: %d" % len(sep))
-    for s in sep:
-        print("   " + s)
-    print("tests with a state the LKMM allows and the mapping's hardware does not reach:")
+    for f, lk, lw, sy, only_lw, only_sy, lk_lw in sep:
+        print("   %s: lkmm %s, ppc-lwsync %s, ppc-sync %s; only lwsync reaches %s%s%s" % (
+            f, lk, lw, sy, " ".join(only_lw) or "-",
+            ("; only sync reaches " + " ".join(only_sy)) if only_sy else "",
+            "" if only_lw and len(lk_lw) == len(only_lw) else "  (LKMM FORBIDS %s)" % " ".join(
+                s for s in only_lw if s not in lk_lw)))
+    print("\ntests where the LKMM allows a state the compiled form never reaches:")
+    print("   (complete: the compiled test's runs were not cut by -unroll; cut: some were, so the state may need more iterations)")
     for m in MAPPINGS:
-        print("   %-13s %d" % (m, weaker[m]))
-    print("unsound states (hardware reaches, LKMM forbids): %d" % len(unsound))
+        print("   %-13s %4d complete, %4d cut" % (m, len(weaker[m]), len(weaker_cut[m])))
+    for arch in ("PPC", "AArch64", "X86_64"):
+        w = weaker_arch[arch]
+        print("   %-13s %4d (no variant reaches it; %d with runs cut)" % (arch, len(w), sum(1 for x in w if x[2])))
+    for m in MAPPINGS:
+        for f, st in weaker[m]:
+            print("   %s complete: %s: %s" % (m, f, " ".join(st)))
+    print("\nunsound states (a compiled form reaches it, the LKMM forbids it): %d" % len(unsound))
     for u in unsound:
         print("   " + u)
 

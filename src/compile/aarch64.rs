@@ -41,7 +41,13 @@ impl Target for AArch64 {
             BinOp::And => "AND",
             BinOp::Or => "ORR",
             BinOp::Xor => "EOR",
-            o => return Err(format!("operator {o:?} has no AArch64 instruction here")),
+            BinOp::Shl => "LSL",
+            BinOp::Shr => "ASR",
+            o => {
+                return Err(format!(
+                    "operator {o:?} of two registers: no AArch64 instruction that herd 7.58 and litmus both take"
+                ));
+            }
         };
         Ok(match b {
             Op::Reg(r) => vec![format!("{m} {dst},{a},{r}")],

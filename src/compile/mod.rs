@@ -380,7 +380,7 @@ impl<'a> Gen<'a> {
 
     fn thread(&mut self, c: &CThread, test: &Test, init: &mut Vec<InitEntry>) -> R<()> {
         for p in &c.params {
-            if self.t.direct_globals() {
+            if self.t.direct_symbol(&p.name) {
                 self.bind(&p.name, Bind::Val(Op::Sym(p.name.clone())));
             } else {
                 let r = self.alloc()?;
@@ -911,6 +911,16 @@ impl<'a> Gen<'a> {
             Ex::Bin(op, a, b) => {
                 let a = self.eval(a)?;
                 let b = self.eval(b)?;
+                // By a constant: additions, which every target has.
+                match (op, &a, &b) {
+                    (BinOp::Mul, Op::Imm(k), x) | (BinOp::Mul, x, Op::Imm(k)) => {
+                        return self.times(x.clone(), *k);
+                    }
+                    (BinOp::Shl, x, Op::Imm(k)) if (0..63).contains(k) => {
+                        return self.times(x.clone(), 1 << k);
+                    }
+                    _ => {}
+                }
                 let a = self.in_reg(a)?;
                 let b = match b {
                     Op::Imm(i) if self.imm_ok(i) => Op::Imm(i),
@@ -989,6 +999,45 @@ impl<'a> Gen<'a> {
             self.free(&o);
         }
         r
+    }
+
+    /// `x * k`, by doubling and adding.
+    fn times(&mut self, x: Op, k: i64) -> R<Op> {
+        if let Op::Imm(i) = x {
+            return Ok(Op::Imm(i.wrapping_mul(k)));
+        }
+        let x = self.in_reg(x)?;
+        let d = self.temp()?;
+        let l = self.t.load_imm(&d, 0);
+        self.emit(l)?;
+        let mut m = k.unsigned_abs();
+        let p = self.temp()?;
+        let l = self.t.mov(&p, &x);
+        self.emit(l)?;
+        while m > 0 {
+            if m & 1 == 1 {
+                let l = self
+                    .t
+                    .binop(BinOp::Add, &d, &d, &Op::Reg(p.clone()))
+                    .map_err(|e| self.err(e))?;
+                self.emit(l)?;
+            }
+            m >>= 1;
+            if m > 0 {
+                let l = self
+                    .t
+                    .binop(BinOp::Add, &p, &p, &Op::Reg(p.clone()))
+                    .map_err(|e| self.err(e))?;
+                self.emit(l)?;
+            }
+        }
+        if k < 0 {
+            let n = self.temp()?;
+            let l = self.t.neg(&n, &d);
+            self.emit(l)?;
+            return Ok(Op::Reg(n));
+        }
+        Ok(Op::Reg(d))
     }
 
     fn imm_ok(&self, i: i64) -> bool {

@@ -52,7 +52,11 @@ impl Target for Ppc {
             BinOp::Xor => format!("xor {dst},{a},{b}"),
             BinOp::Mul => format!("mullw {dst},{a},{b}"),
             BinOp::Div => format!("divw {dst},{a},{b}"),
-            o => return Err(format!("operator {o:?} has no PPC instruction here")),
+            o => {
+                return Err(format!(
+                    "operator {o:?} of two registers: no PPC instruction that herd 7.58 and litmus both take"
+                ));
+            }
         }])
     }
     fn neg(&self, dst: &str, a: &str) -> Vec<String> {

@@ -80,6 +80,11 @@ pub trait Target {
     /// Whether a thread's pointer parameter is used as a symbol (`[x]`) rather than a
     /// register initialised with the address.
     fn direct_globals(&self) -> bool;
+    /// Whether a global can be named directly in an instruction (`(x)`): the
+    /// dialect's words (herd's X86_64 reads `(sp)` as a register) go through a register.
+    fn direct_symbol(&self, _name: &str) -> bool {
+        self.direct_globals()
+    }
     /// A register's name in the condition and the init block (`X5` for `W5`).
     fn state_name(&self, reg: &str) -> String {
         reg.to_string()
