@@ -5,7 +5,7 @@
 //! evaluator, so the reference and the fast interpreter give built-ins one meaning.
 
 use super::ast::Sym;
-use super::value::{Value, valset};
+use super::value::{Stage, Value, valset};
 use super::{EventInfo, Model, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, Value as Val};
@@ -209,7 +209,7 @@ pub fn tag_set_name(tag: &str) -> String {
 }
 
 /// A value taken as a set of events, for a primitive's argument.
-pub fn prim_set(n: usize, v: &Value<'_>) -> Result<Rc<Set>, String> {
+pub fn prim_set<S: Stage>(n: usize, v: &Value<'_, S>) -> Result<Rc<Set>, String> {
     match v {
         Value::Set(s) => Ok(s.clone()),
         Value::Empty => Ok(Rc::new(Set::empty(n))),
@@ -219,7 +219,7 @@ pub fn prim_set(n: usize, v: &Value<'_>) -> Result<Rc<Set>, String> {
 }
 
 /// A value taken as a relation, for a primitive's argument.
-pub fn prim_rel(n: usize, v: &Value<'_>) -> Result<Rc<Rel>, String> {
+pub fn prim_rel<S: Stage>(n: usize, v: &Value<'_, S>) -> Result<Rc<Rel>, String> {
     match v {
         Value::Rel(r) => Ok(r.clone()),
         Value::Empty => Ok(Rc::new(Rel::empty(n))),
@@ -228,7 +228,7 @@ pub fn prim_rel(n: usize, v: &Value<'_>) -> Result<Rc<Rel>, String> {
     }
 }
 
-fn pair_args<'m>(v: &Value<'m>) -> Result<(Value<'m>, Value<'m>), String> {
+fn pair_args<'m, S: Stage>(v: &Value<'m, S>) -> Result<(Value<'m, S>, Value<'m, S>), String> {
     match v {
         Value::Tuple(t) if t.len() == 2 => Ok((t[0].clone(), t[1].clone())),
         _ => Err("argument mismatch".into()),
@@ -251,7 +251,11 @@ pub fn classes_loc(p: &Primitives, s: &Set) -> Vec<Set> {
 }
 
 /// Applies built-in `b` to `arg` on the candidate `p`.
-pub fn call<'m>(b: Builtin, p: &Primitives, arg: Value<'m>) -> Result<Value<'m>, String> {
+pub fn call<'m, S: Stage>(
+    b: Builtin,
+    p: &Primitives,
+    arg: Value<'m, S>,
+) -> Result<Value<'m, S>, String> {
     let n = p.n;
     match b {
         Builtin::Domain | Builtin::Range => match &arg {
@@ -352,7 +356,7 @@ pub fn call<'m>(b: Builtin, p: &Primitives, arg: Value<'m>) -> Result<Value<'m>,
 /// The value of a name the model does not bind: a primitive of the candidate, a
 /// built-in, one computable from the events, a bell annotation's set, or one of herd's
 /// predefined sets and relations that this candidate happens not to have (empty).
-pub fn global<'m>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m>> {
+pub fn global<'m, S: Stage>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m, S>> {
     let name = m.names.name(x);
     let n = p.n;
     Some(if let Some(s) = p.sets.get(name) {
@@ -380,7 +384,7 @@ pub fn global<'m>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m>> {
 }
 
 /// Primitives computable from the events alone, for engines that leave them out.
-fn derived<'m>(p: &Primitives, name: &str) -> Option<Value<'m>> {
+fn derived<'m, S: Stage>(p: &Primitives, name: &str) -> Option<Value<'m, S>> {
     let ev = p.events;
     let n = p.n;
     let set = |f: &dyn Fn(&EventInfo) -> bool| {

@@ -55,10 +55,9 @@ pub fn run(a: &CheckArgs) -> i32 {
         ..Options::default()
     };
     if a.no_bound {
-        options.bound_min = 0;
-        options.cut_min = 0;
-        options.symmetry = false;
-        options.plans = false;
+        options.tuning.bound_min = 0;
+        options.tuning.cut_min = 0;
+        options.tuning.symmetry = false;
     }
     if a.reference {
         options = options.reference();

@@ -218,9 +218,8 @@ pub struct CheckArgs {
     pub speedcheck: String,
     /// Judge every candidate on its own, never a whole subtree of them at once by a bound
     /// of the model, nor leave out those below a partial rf that already fails a check,
-    /// nor count renamings of symmetric threads' executions without judging them, nor
-    /// run the model from plans instead of interpreting it (the answers are the same;
-    /// for comparisons).
+    /// nor count renamings of symmetric threads' executions without judging them (the
+    /// model still runs from its plans; the answers are the same; for comparisons).
     #[arg(long)]
     pub no_bound: bool,
     /// Judge with every fast path off: the reference evaluator of the cat language on

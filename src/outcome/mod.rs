@@ -9,7 +9,7 @@ pub mod lint;
 use graph::ExecGraph;
 
 use crate::budget::Budget;
-use crate::cat::{CatError, Fatal, Model, Verdict};
+use crate::cat::{CatError, Checker, Fatal, Model, Tuning, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
@@ -32,23 +32,8 @@ pub struct Options {
     pub nshow: Option<(Show, usize)>,
     /// What the test may spend; when it runs out, the test is undetermined.
     pub budget: Budget,
-    /// Subtrees of at least this many combinations of runs, when the runs still to choose
-    /// have one shape per thread, are first judged at once by a bound of the model (see
-    /// [`crate::cat::Model::bound`]); 0: never.
-    pub bound_min: usize,
-    /// In combinations of runs with at least this many candidates, a partial choice of
-    /// `rf` sources that already fails a check (see [`crate::cat::Model::doomed`]) leaves
-    /// out the candidates below it; 0: never.
-    pub cut_min: usize,
-    /// Judge one combination of runs per orbit of the test's symmetries (see
-    /// [`crate::exec::symmetry`]) and count the others as its renamings.
-    pub symmetry: bool,
-    /// Run the model's branches and its bounds from below natively, from plans made by
-    /// running it once on symbolic values (see `cat::plan`).
-    pub plans: bool,
-    /// Judge every candidate with the reference evaluator ([`crate::cat::reference`]),
-    /// every fast path of the enumeration off too (see [`Options::reference`]).
-    pub reference: bool,
+    /// When the fast paths are taken (see [`Tuning`]).
+    pub tuning: Tuning,
 }
 
 impl Default for Options {
@@ -58,11 +43,7 @@ impl Default for Options {
             speedcheck: Speed::False,
             nshow: None,
             budget: Budget::unlimited(),
-            bound_min: BOUND_MIN,
-            cut_min: CUT_MIN,
-            symmetry: true,
-            plans: true,
-            reference: false,
+            tuning: Tuning::default(),
         }
     }
 }
@@ -73,11 +54,7 @@ impl Options {
     /// Slow, and the same answers.
     pub fn reference(self) -> Options {
         Options {
-            bound_min: 0,
-            cut_min: 0,
-            symmetry: false,
-            plans: false,
-            reference: true,
+            tuning: Tuning::reference(),
             ..self
         }
     }
@@ -149,17 +126,17 @@ pub struct Judgement {
     pub cut: bool,
     pub candidates: usize,
     /// Candidates judged by the bound of a whole subtree of them (see
-    /// [`Options::bound_min`]) rather than one by one.
+    /// [`Tuning::bound_min`]) rather than one by one.
     pub bounded: usize,
     /// Candidates never visited: they lie below a partial choice of `rf` sources that
-    /// already fails a check (see [`Options::cut_min`]), so none is consistent.
+    /// already fails a check (see [`Tuning::cut_min`]), so none is consistent.
     pub left_out: usize,
     /// Most events in one candidate.
     pub events: usize,
-    /// How many symmetries of the test were used (1: none; see [`Options::symmetry`]).
+    /// How many symmetries of the test were used (1: none; see [`Tuning::symmetry`]).
     pub symmetries: usize,
-    /// Plans made to judge branches or partial choices natively (see [`Options::plans`]).
-    pub plans: u64,
+    /// What the model's fast paths did (see [`crate::cat::Stats`]).
+    pub plans: crate::cat::Stats,
     pub symbols: Symbols,
     pub elapsed: Duration,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
@@ -245,8 +222,8 @@ pub(crate) struct Visited {
     pub events: usize,
     /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
     pub cut: usize,
-    /// Plans made (see [`Options::plans`]).
-    pub plans: u64,
+    /// What the model's fast paths did.
+    pub plans: crate::cat::Stats,
 }
 
 /// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
@@ -262,8 +239,11 @@ pub(crate) fn visit(
     let p = prepare(test, model, macros, opts, true)?;
     // Each candidate judged on its own.
     let opts = Options {
-        bound_min: 0,
-        cut_min: 0,
+        tuning: Tuning {
+            bound_min: 0,
+            cut_min: 0,
+            ..opts.tuning.clone()
+        },
         ..opts.clone()
     };
     visit_part(&p, model, &opts, &[], f)
@@ -292,10 +272,10 @@ pub(crate) fn prepare<'t>(
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
-    let every_rf = every_rf || opts.reference;
+    let every_rf = every_rf || !opts.tuning.early_rejects;
     let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     let shown = shown_locations(test);
-    let sym = (opts.symmetry && !every_rf)
+    let sym = (opts.tuning.symmetry && !every_rf)
         .then(|| Symmetry::of(&prog, &runs, &shown, &opts.budget))
         .flatten();
     Ok(Prepared {
@@ -332,34 +312,20 @@ fn visit_part(
         left_out: 0,
         events: 0,
         cut: 0,
-        plans: 0,
+        plans: Default::default(),
     };
     let mut err = None;
     let mut exhausted = None;
     let mut ordinal = 0;
-    // Runs of the same shapes give the model the same primitives but rf, FW and values:
-    // a cache for the candidates, and one for the runs judging partial choices of sources
-    // (see `doomed` below), each kept while the shapes stay the same.
-    let caches = [model.new_cache(), model.new_cache()];
-    for c in &caches {
-        c.plan.set(opts.plans);
-    }
-    let cached_shapes: [RefCell<Vec<u32>>; 2] = Default::default();
-    let for_shapes = |k: usize, shapes: &[u32]| {
-        let mut s = cached_shapes[k].borrow_mut();
-        if *s != shapes {
-            caches[k].clear();
-            *s = shapes.to_vec();
-        }
-        &caches[k]
-    };
+    // The model's plans for the shapes met (the enumeration visits one shape at a time).
+    let checker = Checker::new(model, &opts.tuning);
     // A filter that the registers of the runs chosen so far already falsify drops the
     // combination before its other threads, rf and final writes are enumerated. Not when
     // some run is cut by the unrolling bound: such candidates count for `Loop` first.
     let filter = test
         .filter
         .as_ref()
-        .filter(|_| !runs.cut && !opts.reference);
+        .filter(|_| !runs.cut && opts.tuning.early_rejects);
     // With symmetries, a whole combination is judged only when it is the first of its
     // orbit; `images` then holds the symmetries giving its distinct renamings.
     let images: RefCell<Vec<usize>> = RefCell::new(vec![0]);
@@ -385,12 +351,12 @@ fn visit_part(
         };
         cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
     };
-    let bound = |c: &Candidate| model.bound(&c.prims, &opts.budget);
+    let bound = |c: &Candidate| checker.bound(&c.prims, c.shapes, &opts.budget);
     let bounder = candidate::Bounder {
         bound: &bound,
-        min: opts.bound_min,
+        min: opts.tuning.bound_min,
     };
-    let bounder = (opts.bound_min > 0).then_some(&bounder);
+    let bounder = (opts.tuning.bound_min > 0).then_some(&bounder);
     // Whether a candidate satisfying the condition failed: the first one explains a
     // forbidden outcome, so until then no subtree that may hold one is cut.
     let explained = Cell::new(false);
@@ -405,13 +371,13 @@ fn visit_part(
                 return false;
             }
         }
-        model.doomed(&c.prims, Some(for_shapes(1, c.shapes)), &opts.budget)
+        checker.doomed(&c.prims, c.shapes, &opts.budget)
     };
     let cutter = candidate::Cutter {
         doomed: &doomed,
-        min: opts.cut_min,
+        min: opts.tuning.cut_min,
     };
-    let cutter = (opts.cut_min > 0).then_some(&cutter);
+    let cutter = (opts.tuning.cut_min > 0).then_some(&cutter);
     // Whether a consistent execution satisfying the condition was judged in full: the
     // first one makes the witness graph.
     let mut witnessed = false;
@@ -529,13 +495,7 @@ fn visit_part(
                 keep = hand(verdict);
                 keep
             };
-            let res = match opts.reference {
-                true => crate::cat::reference::run(model, &c.prims, sat, &opts.budget, &mut judge),
-                false => {
-                    let cache = Some(for_shapes(0, c.shapes));
-                    model.run_cached(&c.prims, cache, sat, &opts.budget, &mut judge)
-                }
-            };
+            let res = checker.verdicts(&c.prims, c.shapes, sat, &opts.budget, &mut judge);
             match res {
                 Ok(()) => return keep,
                 Err(CatError {
@@ -549,7 +509,7 @@ fn visit_part(
     );
     seen.candidates = counts.visited;
     seen.left_out = counts.left_out;
-    seen.plans = caches.iter().map(|c| c.planned.get()).sum();
+    seen.plans = checker.stats();
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
@@ -587,7 +547,7 @@ pub fn judge(
         let workers = rayon::current_num_threads();
         match &pre.sym {
             Some(_) => partition(&pre.runs.runs, workers, PARTS_SYMMETRIC, &|d| {
-                let bounded = |d| pre.plan.boundable(d, opts.bound_min);
+                let bounded = |d| pre.plan.boundable(d, opts.tuning.bound_min);
                 bounded(d) && !bounded(d + 1)
             }),
             None => partition(&pre.runs.runs, workers, PARTS, &|_| false),
@@ -620,7 +580,7 @@ pub fn judge(
         left_out: 0,
         events: 0,
         cut: 0,
-        plans: 0,
+        plans: Default::default(),
     };
     // A part that ran out of budget stops the others (the budget is shared): what all
     // of them judged says how far the test got.
@@ -706,15 +666,6 @@ fn combinations(runs: &[Vec<crate::sem::ThreadExec>]) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-/// Subtrees smaller than this are judged candidate by candidate: a bound costs a few
-/// candidates' time.
-const BOUND_MIN: usize = 64;
-
-/// Combinations of runs with fewer candidates than this are not cut: judging a partial
-/// choice of sources costs about a candidate's time, which only pays in big ones (in the
-/// corpus, it slows the small tests and speeds up the 5-thread lock emulations by a sixth).
-const CUT_MIN: usize = 256;
-
 /// Fewer combinations of runs than this are judged in one piece.
 const PARALLEL_MIN: usize = 64;
 
@@ -773,7 +724,7 @@ impl Judgement {
             left_out: 0,
             events: 0,
             symmetries: 1,
-            plans: 0,
+            plans: Default::default(),
             symbols: Symbols::default(),
             elapsed: Duration::ZERO,
             forbidden_by: None,

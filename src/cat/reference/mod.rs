@@ -1,12 +1,11 @@
 //! The reference evaluator: herd's cat semantics read directly, on one concrete candidate.
 //!
 //! It is what the model *means*, written to be read in one sitting and checked against
-//! herd's `interpreter.ml`: no caches, bounds, plans, settling, pruning, memo tables,
-//! shared environments or native library functions (`cross`, `one-of-each` and the
-//! coherence-order builders run as their cat text says). The fast interpreter (`cat::eval`,
-//! `cat::exec` and what they use) must give the same verdicts; `litmus check
-//! --reference` judges every candidate with this one, and `tests/reference.rs` compares
-//! them.
+//! herd's `interpreter.ml`: no plans, bounds, pruning or native library functions (`cross`,
+//! `one-of-each` and the coherence-order builders run as their cat text says). The fast
+//! path (`cat::plan`) must give the same verdicts, and falls back on this evaluator where
+//! it cannot compile a model; `litmus check --reference` judges every candidate with this
+//! one, and `tests/reference.rs` compares them.
 //!
 //! The instructions run in continuation-passing style, as in herd: what remains to run is
 //! a persistent stack of frames, so `with x from S` runs the whole rest of the model once
@@ -14,9 +13,11 @@
 
 mod eval;
 
+pub use eval::empty_for;
+
 use super::ast::*;
 use super::value::{Env, Procedure, TagName, Value};
-use super::{CatError, CheckKind, Failure, Model, Primitives, Verdict};
+use super::{CatError, Failure, Model, Primitives, Verdict};
 use crate::budget::Budget;
 use eval::{Eval, R};
 use std::rc::Rc;
@@ -148,7 +149,7 @@ impl<'m> Runner<'_, 'm, '_> {
         let get = |name: &str| {
             let x = ev.m.names.get(name)?;
             let v = ev.lookup(&st.env, x, Pos::default()).ok()?;
-            ev.as_rel(&v, Pos::default()).ok()
+            ev.as_rel(&v, Pos::default()).ok().map(Rc::unwrap_or_clone)
         };
         let (co, rf) = match self.relations {
             true => (get("co"), get("rf")),
@@ -163,18 +164,7 @@ impl<'m> Runner<'_, 'm, '_> {
     }
 
     fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> Step<'m> {
-        let kind = match t.kind {
-            TestKind::Acyclic => CheckKind::Acyclic,
-            TestKind::Irreflexive => CheckKind::Irreflexive,
-            TestKind::Empty => CheckKind::Empty,
-        };
-        let failure = Failure {
-            kind,
-            negated: t.negated,
-            name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-            cycle: if t.negated { None } else { cycle },
-        };
-        Step::Done(self.verdict(st, Some(failure)))
+        Step::Done(self.verdict(st, Some(Failure::of(t, cycle))))
     }
 
     /// Runs one instruction; `k` is what follows it.
