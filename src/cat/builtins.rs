@@ -21,6 +21,7 @@ pub enum Builtin {
     Linearisations,
     DifferentValues,
     SameOa,
+    OaChanges,
     AtLeastOneWritable,
     Tag2Events,
     Loc2Events,
@@ -37,6 +38,7 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("linearisations", Builtin::Linearisations),
     ("different-values", Builtin::DifferentValues),
     ("same-oa", Builtin::SameOa),
+    ("oa-changes", Builtin::OaChanges),
     ("at-least-one-writable", Builtin::AtLeastOneWritable),
     ("tag2events", Builtin::Tag2Events),
     ("loc2events", Builtin::Loc2Events),
@@ -316,9 +318,30 @@ pub fn call<'m, S: Stage>(
                 r.pairs().filter(|&(a, b)| differ(a, b)),
             )))
         }
-        Builtin::SameOa | Builtin::AtLeastOneWritable => {
+        // herd compares the output addresses of page-table entries; without page-table
+        // events (the engine makes none but under `Variant=vmsa`), no pair has one.
+        Builtin::SameOa => {
             prim_rel(n, &arg)?;
             Ok(Value::rel(Rel::empty(n)))
+        }
+        // herd's `check_two`: the page-table stores of a set whose one successor by a
+        // relation passes a test of the two entries.
+        Builtin::OaChanges | Builtin::AtLeastOneWritable => {
+            let (ws, prec) = pair_args(&arg)?;
+            let ws = match ws {
+                Value::Set(s) => s,
+                Value::Empty => Rc::new(Set::empty(n)),
+                _ => return Err("argument mismatch".into()),
+            };
+            prim_rel(n, &prec)?;
+            let pt_store = |e: usize| {
+                let ev = &p.events[e];
+                ev.kind == Kind::Write && ev.tags.iter().any(|t| t == "PTE")
+            };
+            if ws.iter().any(pt_store) {
+                return Err("page-table stores are not supported here".into());
+            }
+            Ok(Value::set(Set::empty(n)))
         }
         Builtin::Tag2Events => match arg {
             Value::Tag(tag) => {

@@ -115,7 +115,8 @@ impl<'m> Checker<'m> {
                 Ok(plan)
             }
             Err(Stop::Error(e)) => Err(Some(*e)),
-            Err(Stop::GiveUp(..)) => {
+            Err(Stop::GiveUp(pos, what)) => {
+                if std::env::var_os("LITMUS_WHY").is_some() { eprintln!("WHY {}:{}:{} {what}", self.model.file_name(pos.file), pos.line, pos.col); }
                 self.count(|s| s.given_up += 1);
                 Err(None)
             }
@@ -160,16 +161,6 @@ impl<'m> Checker<'m> {
                     budget,
                     exhausted: None,
                 };
-                if std::env::var_os("LITMUS_CMP").is_some() {
-                    let mut a = Vec::new();
-                    let mut b = Vec::new();
-                    let run = Run { events: p.events, relations: true, report: &mut |v| { a.push(v); true }, pays: &self.pays, trial: self.tuning.prefix_trial, budget, exhausted: None };
-                    let _ = replay::judge(plan, r, p, run);
-                    let _ = reference::run(self.model, p, true, budget, &mut |v| { b.push(v); true });
-                    let fa: Vec<_> = a.iter().map(|v| (v.failed.as_ref().map(|f| f.name.clone()), v.co.clone())).collect();
-                    let fb: Vec<_> = b.iter().map(|v| (v.failed.as_ref().map(|f| f.name.clone()), v.co.clone())).collect();
-                    if fa != fb { eprintln!("DIFF rf={:?}\n plan={:?}\n ref={:?}", p.rels.get("rf"), fa, fb); }
-                }
                 replay::judge(plan, r, p, run).map_err(|x| fatal_error(Fatal::Exhausted(x)))
             }
             Err(Some(e)) => Err(e.clone()),

@@ -492,9 +492,6 @@ fn walk(plan: &Plan, r: &mut Replay, from: usize, mut flags: Vec<String>, run: &
                     return false;
                 }
                 let (holds, cycle) = outcome(test.kind, &r.bufs[*node as usize]);
-                if std::env::var_os("LITMUS_PLAN").is_some() {
-                    for k in 0..=*node { if let Buf::Rel(x) = &r.bufs[k as usize] { eprintln!("  v{k} = {x:?}"); } }
-                }
                 match (holds != test.negated, ty) {
                     (true, TestType::Flag) => flags.extend(test.name.iter().cloned()),
                     (false, TestType::UndefinedUnless) => flags.push("*undef*".into()),

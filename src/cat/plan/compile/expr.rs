@@ -8,7 +8,7 @@ use crate::cat::builtins::{self, Builtin};
 use crate::cat::ops::tag2set;
 use crate::cat::reference::empty_for;
 use crate::cat::value::{Closure, RecGroup, Slot, Value};
-use crate::rel::Rel;
+use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
 impl<'m> Compiler<'m, '_> {
@@ -243,23 +243,25 @@ impl<'m> Compiler<'m, '_> {
         })
     }
 
-    /// `r1; r2; ...` (see the reference's): consecutive known factors are composed here.
+    /// `r1; r2; ...` (see the reference's): consecutive known factors are composed here,
+    /// and `[S]` stays a set (composing with it restricts).
     fn seq(&self, env: &CEnv<'m>, es: &'m [Expr]) -> C<V<'m>> {
         let n = self.ops.n;
-        // Each factor: a known relation, or a staged node (with whether it is `[S]`).
+        // Each factor: a known relation, a known `[S]`, or a staged node (with whether it
+        // is a set standing for its identity).
         enum F {
-            Known(Rel),
+            Rel(Rel),
+            Id(Set),
             Node(u32, bool),
         }
-        let mut fs = Vec::with_capacity(es.len());
+        let mut fs: Vec<F> = Vec::with_capacity(es.len());
         for a in es {
             let f = match a {
                 Expr::Op1(_, Op1::ToId, s) => match self.eval(env, s)? {
                     Value::Staged(x) if x.set => F::Node(x.node, true),
                     v => {
                         let set = self.ops.as_set(&self.placeholder(v.clone()));
-                        let set = set.map_err(self.at(s.pos()))?;
-                        F::Known(Rel::identity(&set))
+                        F::Id((*set.map_err(self.at(s.pos()))?).clone())
                     }
                 },
                 a => match self.eval(env, a)? {
@@ -267,38 +269,43 @@ impl<'m> Compiler<'m, '_> {
                     Value::Staged(x) if !x.set => F::Node(x.node, false),
                     v => {
                         let r = self.ops.as_rel(&self.placeholder(v)).map_err(self.at(a.pos()))?;
-                        F::Known((*r).clone())
+                        F::Rel((*r).clone())
                     }
                 },
             };
-            fs.push(f);
+            // Known factors next to each other are one.
+            let merged = match (fs.pop(), f) {
+                (Some(F::Rel(r)), F::Rel(t)) => F::Rel(r.compose(&t)),
+                (Some(F::Rel(r)), F::Id(s)) => F::Rel(r.restrict_range(&s)),
+                (Some(F::Id(s)), F::Rel(r)) => F::Rel(r.restrict_domain(&s)),
+                (Some(F::Id(s)), F::Id(t)) => F::Id(s.inter(&t)),
+                (prev, f) => {
+                    fs.extend(prev);
+                    f
+                }
+            };
+            fs.push(merged);
         }
-        if fs.iter().all(|f| matches!(f, F::Known(_))) {
-            let mut known = fs.into_iter().map(|f| match f {
-                F::Known(r) => r,
-                F::Node(..) => unreachable!("all known"),
-            });
-            let first = known.next().expect("a sequence has factors");
-            return Ok(Value::rel(known.fold(first, |acc, r| acc.compose(&r))));
-        }
-        // Known factors next to each other are one.
-        let mut out: Vec<F> = Vec::with_capacity(fs.len());
-        for f in fs {
-            match (out.last_mut(), f) {
-                (Some(F::Known(acc)), F::Known(r)) => *acc = acc.compose(&r),
-                (_, f) => out.push(f),
-            }
-        }
-        if out.iter().any(|f| matches!(f, F::Known(r) if r.is_empty())) {
+        let empty = |f: &F| match f {
+            F::Rel(r) => r.is_empty(),
+            F::Id(s) => s.is_empty(),
+            F::Node(..) => false,
+        };
+        if fs.iter().any(empty) {
             return Ok(Value::rel(Rel::empty(n)));
         }
-        let factors: Vec<(u32, bool)> = out
-            .into_iter()
-            .map(|f| match f {
-                F::Node(x, id) => (x, id),
-                F::Known(r) => (self.node_of(&Value::rel(r), false).expect("a relation"), false),
-            })
-            .collect();
+        let factors: Vec<(u32, bool)> = match &fs[..] {
+            [F::Rel(r)] => return Ok(Value::rel(r.clone())),
+            [F::Id(s)] => return Ok(Value::rel(Rel::identity(s))),
+            _ => fs
+                .into_iter()
+                .map(|f| match f {
+                    F::Node(x, id) => (x, id),
+                    F::Rel(r) => (self.node_of(&Value::rel(r), false).expect("a relation"), false),
+                    F::Id(s) => (self.node_of(&Value::set(s), true).expect("a set"), true),
+                })
+                .collect(),
+        };
         Ok(match factors[..] {
             [(x, false)] => Value::Staged(Staged { node: x, set: false }),
             [(x, true)] => self.staged(Op::ToId(x), false),
@@ -379,6 +386,10 @@ impl<'m> Compiler<'m, '_> {
             let x = self.node_of(&arg, false).expect("a relation");
             return Ok(self.staged(Op::DiffVals(x), false));
         }
+        // Without page-table events, these are empty whatever the relation.
+        if matches!(b, Builtin::SameOa | Builtin::OaChanges | Builtin::AtLeastOneWritable) {
+            return call(self.deep_placeholder(arg));
+        }
         let Value::Staged(s) = arg else {
             if arg.is_staged() {
                 return self.give_up(pos, "a native function");
@@ -391,6 +402,16 @@ impl<'m> Compiler<'m, '_> {
             Builtin::Range => Ok(self.staged(Op::Range(s.node), true)),
             Builtin::AsTransitive => Ok(arg),
             _ => self.give_up(pos, "a native function"),
+        }
+    }
+
+    /// `v` with every staged value in it (in tuples) a typed placeholder.
+    fn deep_placeholder(&self, v: V<'m>) -> V<'m> {
+        match v {
+            Value::Tuple(t) => {
+                Value::Tuple(Rc::new(t.iter().map(|v| self.deep_placeholder(v.clone())).collect()))
+            }
+            v => self.placeholder(v),
         }
     }
 
