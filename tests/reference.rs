@@ -12,6 +12,7 @@ use common::{answer, root, suite};
 use litmus::budget::Budget;
 use litmus::cat::{Model, ModelOptions};
 use litmus::litmus::{ast::Test, parse};
+use litmus::tuning::Tuning;
 use litmus::outcome::{Judgement, Options, judge};
 use litmus::report::herd;
 use proptest::prelude::*;
@@ -39,9 +40,12 @@ fn suite_agrees(arch: &str) {
         let run = |o: Options| judge(&t, &m.model, m.macros.as_ref(), &o);
         let fast = run(Options::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let plain = Options {
-            bound_min: 0,
-            cut_min: 0,
-            symmetry: false,
+            tuning: Tuning {
+                bound_min: 0,
+                cut_min: 0,
+                symmetry: false,
+                ..Tuning::default()
+            },
             ..Options::default()
         };
         let size = run(plain)
@@ -140,17 +144,19 @@ fn disagreement(model: &str) -> Option<String> {
         Err(e) => return Some(format!("the generated model does not load: {e}\n{model}")),
     };
     let alone = Options {
-        bound_min: 0,
-        cut_min: 0,
-        symmetry: false,
-        plans: false,
+        tuning: Tuning {
+            bound_min: 0,
+            cut_min: 0,
+            symmetry: false,
+            ..Tuning::default()
+        },
         ..Options::default()
     };
     for t in programs() {
         let reference = outcome(&t, &m, Options::default().reference());
         for (name, o) in [
             ("default", Options::default()),
-            ("interpreter alone", alone.clone()),
+            ("plans alone", alone.clone()),
         ] {
             let fast = outcome(&t, &m, o);
             if let (Some(a), Some(b)) = (&fast, &reference)

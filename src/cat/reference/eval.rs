@@ -62,11 +62,16 @@ impl<'m, 'p> Eval<'m, 'p> {
             .map_err(|x| self.fatal(pos, Fatal::Exhausted(x.clone()), x.to_string()))
     }
 
+    /// The error of a call nested deeper than [`MAX_CALL_DEPTH`].
+    pub fn too_deep(&self, pos: Pos) -> Box<CatError> {
+        self.fatal(pos, Fatal::TooDeep, "calls nest too deeply".into())
+    }
+
     /// Runs `f` one call deeper, polling the budget.
     fn nested<T>(&self, pos: Pos, f: impl FnOnce() -> R<T>) -> R<T> {
         let d = self.depth.get();
         if d >= MAX_CALL_DEPTH {
-            return Err(self.fatal(pos, Fatal::TooDeep, "calls nest too deeply".into()));
+            return Err(self.too_deep(pos));
         }
         self.poll(pos)?;
         self.depth.set(d + 1);

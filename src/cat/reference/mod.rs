@@ -40,6 +40,7 @@ pub fn run(
     let st = State {
         env: Env::default(),
         flags: Vec::new(),
+        calls: 0,
     };
     let mut runner = Runner {
         ev: &ev,
@@ -52,8 +53,9 @@ pub fn run(
 /// What remains to run after the current instruction.
 enum Frame<'m> {
     Seq(&'m [Ins]),
-    /// Back from a procedure call: the caller's environment (its flags are kept).
-    Restore(Env<'m>),
+    /// Back from a procedure call: the caller's environment (its flags are kept) and how
+    /// many calls it was in.
+    Restore(Env<'m>, u32),
     /// The rest of a `forall`: the body for the elements from `next` on, each in `env`.
     Forall {
         x: Sym,
@@ -73,11 +75,13 @@ impl<'m> Kont<'m> {
     }
 }
 
-/// One branch's state: its environment and the flags raised so far.
+/// One branch's state: its environment, the flags raised so far, and the procedure
+/// calls under way (at most [`super::MAX_CALL_DEPTH`]).
 #[derive(Clone)]
 struct State<'m> {
     env: Env<'m>,
     flags: Vec<String>,
+    calls: u32,
 }
 
 /// Where an instruction leaves the run.
@@ -118,7 +122,10 @@ impl<'m> Runner<'_, 'm, '_> {
                         }
                     }
                 }
-                Frame::Restore(env) => st.env = env.clone(),
+                Frame::Restore(env, calls) => {
+                    st.env = env.clone();
+                    st.calls = *calls;
+                }
                 Frame::Forall {
                     x,
                     elems,
@@ -233,11 +240,15 @@ impl<'m> Runner<'_, 'm, '_> {
                     env = env.bind(r, Value::Proc(p.clone()));
                 }
                 ev.poll(*pos)?;
+                if st.calls >= super::MAX_CALL_DEPTH {
+                    return Err(ev.too_deep(*pos));
+                }
                 let env = ev.bind_pat(&env, *pos, p.pat, a)?;
                 let k = k
-                    .push(Frame::Restore(st.env.clone()))
+                    .push(Frame::Restore(st.env.clone(), st.calls))
                     .push(Frame::Seq(p.body));
                 st.env = env;
+                st.calls += 1;
                 return Ok(Step::Jump(k));
             }
             Ins::Enum(_, name, _) => st.env = st.env.bind(*name, m.enum_value(*name)),
@@ -269,6 +280,7 @@ impl<'m> Runner<'_, 'm, '_> {
                     let branch = State {
                         env: st.env.bind(*x, v.clone()),
                         flags: st.flags.clone(),
+                        calls: st.calls,
                     };
                     if !self.run(branch, k.clone())? {
                         return Ok(Step::Done(false));

@@ -3,7 +3,7 @@
 //! relations compiles the rest of the model once per value ([`Step::Choose`]).
 
 use super::super::{Guard, Orders, Picks, Rels, Step};
-use super::{C, CEnv, Compiler, V};
+use super::{C, CEnv, Compiler, Stop, V};
 use crate::cat::ast::*;
 use crate::cat::builtins::{classes_loc, prim_rel, prim_set};
 use crate::cat::native::{self, Native};
@@ -15,8 +15,8 @@ use std::rc::Rc;
 
 enum Frame<'m> {
     Seq(&'m [Ins]),
-    /// Back from a procedure call: the caller's environment.
-    Restore(CEnv<'m>),
+    /// Back from a procedure call: the caller's environment, and how many calls it was in.
+    Restore(CEnv<'m>, u32),
     /// The rest of a `forall`: the body for the elements from `next` on, each in `env`.
     Forall {
         x: Sym,
@@ -73,14 +73,14 @@ impl<'m> Compiler<'m, '_> {
         for &f in m.order.iter().rev() {
             k = k.push(Frame::Seq(&m.files[f].prog.body));
         }
-        self.run(CEnv::default(), k)
+        self.run(CEnv::default(), 0, k)
     }
 
-    /// Compiles `k` from `env` until the branch ends.
-    fn run(&self, mut env: CEnv<'m>, mut k: Kont<'m>) -> C<()> {
+    /// Compiles `k` from `env`, `calls` procedure calls deep, until the branch ends.
+    fn run(&self, mut env: CEnv<'m>, mut calls: u32, mut k: Kont<'m>) -> C<()> {
         loop {
             let Some(node) = k.0.clone() else {
-                let rels = self.rels(&env);
+                let rels = self.rels(&env)?;
                 self.step(Step::End(rels));
                 return Ok(());
             };
@@ -89,7 +89,8 @@ impl<'m> Compiler<'m, '_> {
             match frame {
                 Frame::Seq(body) => {
                     for (i, ins) in body.iter().enumerate() {
-                        match self.exec(&mut env, ins, &k.push(Frame::Seq(&body[i + 1..])))? {
+                        let rest = k.push(Frame::Seq(&body[i + 1..]));
+                        match self.exec(&mut env, &mut calls, ins, &rest)? {
                             Next::On => {}
                             Next::Jump(k2) => {
                                 k = k2;
@@ -99,7 +100,10 @@ impl<'m> Compiler<'m, '_> {
                         }
                     }
                 }
-                Frame::Restore(e) => env = e.clone(),
+                Frame::Restore(e, c) => {
+                    env = e.clone();
+                    calls = *c;
+                }
                 Frame::Forall {
                     x,
                     elems,
@@ -124,24 +128,36 @@ impl<'m> Compiler<'m, '_> {
         }
     }
 
-    /// The final `co` and `rf` as nodes, where the model binds them as relations.
-    fn rels(&self, env: &CEnv<'m>) -> Rels {
-        let node = |name: &str| {
-            let x = self.m.names.get(name)?;
-            let v = self.lookup(env, x, Pos::default()).ok()?;
-            self.node_of(&v, false)
+    /// The final `co` and `rf` as nodes, where the model binds them as relations (as the
+    /// reference finds them for a verdict: an error leaves one out).
+    fn rels(&self, env: &CEnv<'m>) -> C<Rels> {
+        let node = |name: &str| -> C<Option<u32>> {
+            let Some(x) = self.m.names.get(name) else {
+                return Ok(None);
+            };
+            match self.lookup(env, x, Pos::default()) {
+                Ok(v) => Ok(self.node_of(&v, false)),
+                Err(Stop::Error(_)) => Ok(None),
+                Err(give_up) => Err(give_up),
+            }
         };
-        (node("co"), node("rf"))
+        Ok((node("co")?, node("rf")?))
     }
 
-    fn fail(&self, env: &CEnv<'m>, t: &Test, cycle: Option<Vec<usize>>) -> Next<'m> {
-        let rels = self.rels(env);
+    fn fail(&self, env: &CEnv<'m>, t: &Test, cycle: Option<Vec<usize>>) -> C<Next<'m>> {
+        let rels = self.rels(env)?;
         self.step(Step::Fail(Failure::of(t, cycle), rels));
-        Next::Done
+        Ok(Next::Done)
     }
 
     /// Compiles one instruction; `k` is what follows it.
-    fn exec(&self, env: &mut CEnv<'m>, i: &'m Ins, k: &Kont<'m>) -> C<Next<'m>> {
+    fn exec(
+        &self,
+        env: &mut CEnv<'m>,
+        calls: &mut u32,
+        i: &'m Ins,
+        k: &Kont<'m>,
+    ) -> C<Next<'m>> {
         let m = self.m;
         match i {
             Ins::Let(_, bds) => *env = self.bind_lets(env, bds)?,
@@ -149,7 +165,7 @@ impl<'m> Compiler<'m, '_> {
                 Some(e) => *env = e,
                 None => {
                     let t = test.as_ref().expect("only a `when` check fails a let rec");
-                    return Ok(self.fail(env, t, None));
+                    return self.fail(env, t, None);
                 }
             },
             Ins::Match(pos, e, cls, d) => {
@@ -191,9 +207,15 @@ impl<'m> Compiler<'m, '_> {
                     penv = penv.bind(r, Value::Proc(p.clone()));
                 }
                 self.poll(*pos)?;
+                if *calls >= crate::cat::MAX_CALL_DEPTH {
+                    return Err(self.too_deep(*pos));
+                }
                 let penv = self.bind_pat(&penv, *pos, p.pat, a)?;
-                let k = k.push(Frame::Restore(env.clone())).push(Frame::Seq(p.body));
+                let k = k
+                    .push(Frame::Restore(env.clone(), *calls))
+                    .push(Frame::Seq(p.body));
                 *env = penv;
+                *calls += 1;
                 return Ok(Next::Jump(k));
             }
             Ins::Enum(_, name, _) => *env = env.bind(*name, m.enum_value(*name)),
@@ -215,7 +237,7 @@ impl<'m> Compiler<'m, '_> {
                 return Ok(Next::Jump(k.push(f)));
             }
             Ins::WithFrom(_, x, e) => {
-                self.with(env, *x, e, k)?;
+                self.with(env, *calls, *x, e, k)?;
                 return Ok(Next::Done);
             }
             Ins::IfVariant(_, c, yes, no) => {
@@ -236,7 +258,7 @@ impl<'m> Compiler<'m, '_> {
             if ty == TestType::Assert {
                 return self.give_up(t.pos, "an assertion");
             }
-            let rels = self.rels(env);
+            let rels = self.rels(env)?;
             self.step(Step::Test {
                 test: t,
                 ty,
@@ -253,7 +275,7 @@ impl<'m> Compiler<'m, '_> {
                 }
             }
             (true, _) | (false, TestType::Flag) => {}
-            (false, TestType::Check) => return Ok(self.fail(env, t, cycle)),
+            (false, TestType::Check) => return self.fail(env, t, cycle),
             (false, TestType::UndefinedUnless) => {
                 self.step(Step::Flag("*undef*".into()));
             }
@@ -266,10 +288,10 @@ impl<'m> Compiler<'m, '_> {
     }
 
     /// `with x from e`, the rest of the model being `k`.
-    fn with(&self, env: &CEnv<'m>, x: Sym, e: &'m Expr, k: &Kont<'m>) -> C<()> {
+    fn with(&self, env: &CEnv<'m>, calls: u32, x: Sym, e: &'m Expr, k: &Kont<'m>) -> C<()> {
         self.poll(e.pos())?;
         let n = self.ops.n;
-        let rels = self.rels(env);
+        let rels = self.rels(env)?;
         let factors = match self.choices(env, e)? {
             Choices::Orders(classes, base) => {
                 let guard = self.guard(env, x, k);
@@ -283,7 +305,7 @@ impl<'m> Compiler<'m, '_> {
                     site: k.site(),
                     rels,
                 })));
-                return self.run(env.bind(x, v), k.clone());
+                return self.run(env.bind(x, v), calls, k.clone());
             }
             Choices::Product(fs) => fs,
             Choices::Val(v) if v.is_staged() => return self.give_up(e.pos(), "a choice"),
@@ -303,7 +325,7 @@ impl<'m> Compiler<'m, '_> {
                     .collect();
                 match rels {
                     Some(rs) => vec![rs],
-                    None => return self.choose(env, x, &s, k),
+                    None => return self.choose(env, calls, x, &s, k),
                 }
             }
             Choices::Val(_) => return Err(self.err(e.pos(), "set expected")),
@@ -316,7 +338,7 @@ impl<'m> Compiler<'m, '_> {
             1 => {
                 let mut r = Rel::empty(n);
                 factors.iter().for_each(|f| r.union_with(&f[0]));
-                self.run(env.bind(x, Value::rel(r)), k.clone())
+                self.run(env.bind(x, Value::rel(r)), calls, k.clone())
             }
             _ => {
                 let guard = self.guard(env, x, k);
@@ -327,18 +349,25 @@ impl<'m> Compiler<'m, '_> {
                     guard,
                     rels,
                 })));
-                self.run(env.bind(x, v), k.clone())
+                self.run(env.bind(x, v), calls, k.clone())
             }
         }
     }
 
     /// `with x from` known values other than relations: the rest compiled once per value.
-    fn choose(&self, env: &CEnv<'m>, x: Sym, elems: &[V<'m>], k: &Kont<'m>) -> C<()> {
+    fn choose(
+        &self,
+        env: &CEnv<'m>,
+        calls: u32,
+        x: Sym,
+        elems: &[V<'m>],
+        k: &Kont<'m>,
+    ) -> C<()> {
         let at = self.step(Step::Choose(Vec::new()));
         let mut starts = Vec::with_capacity(elems.len());
         for v in elems {
             starts.push(self.steps.borrow().len());
-            self.run(env.bind(x, v.clone()), k.clone())?;
+            self.run(env.bind(x, v.clone()), calls, k.clone())?;
         }
         self.steps.borrow_mut()[at] = Step::Choose(starts);
         Ok(())

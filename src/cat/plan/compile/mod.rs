@@ -150,11 +150,16 @@ impl<'m, 'p> Compiler<'m, 'p> {
             .map_err(|x| self.fatal(pos, Fatal::Exhausted(x.clone()), x.to_string()))
     }
 
+    /// The error of a call nested deeper than [`MAX_CALL_DEPTH`].
+    fn too_deep(&self, pos: Pos) -> Stop {
+        self.fatal(pos, Fatal::TooDeep, "calls nest too deeply".into())
+    }
+
     /// Runs `f` one call deeper.
     fn nested<T>(&self, pos: Pos, f: impl FnOnce() -> C<T>) -> C<T> {
         let d = self.calls.get();
         if d >= MAX_CALL_DEPTH {
-            return Err(self.fatal(pos, Fatal::TooDeep, "calls nest too deeply".into()));
+            return Err(self.too_deep(pos));
         }
         self.poll(pos)?;
         self.calls.set(d + 1);
