@@ -183,6 +183,10 @@ const PREDEFINED_RELS: &[&str] = &[
     "same-low-order-bits",
     "instr",
     "inv-domain",
+    // herd's virtual-memory relations (its `-variant kvm`): entries to their pages, and
+    // entries with the same output address; empty without page-table events.
+    "PTEtoPA",
+    "alias",
     // herd 7.56's PTX fences, empty for every other architecture.
     "membar.cta",
     "membar.gl",
@@ -318,30 +322,34 @@ pub fn call<'m, S: Stage>(
                 r.pairs().filter(|&(a, b)| differ(a, b)),
             )))
         }
-        // herd compares the output addresses of page-table entries; without page-table
-        // events (the engine makes none but under `Variant=vmsa`), no pair has one.
-        Builtin::SameOa => {
-            prim_rel(n, &arg)?;
-            Ok(Value::rel(Rel::empty(n)))
-        }
-        // herd's `check_two`: the page-table stores of a set whose one successor by a
-        // relation passes a test of the two entries.
-        Builtin::OaChanges | Builtin::AtLeastOneWritable => {
-            let (ws, prec) = pair_args(&arg)?;
-            let ws = match ws {
-                Value::Set(s) => s,
-                Value::Empty => Rc::new(Set::empty(n)),
-                _ => return Err("argument mismatch".into()),
-            };
-            prim_rel(n, &prec)?;
-            let pt_store = |e: usize| {
-                let ev = &p.events[e];
-                ev.kind == Kind::Write && ev.tags.iter().any(|t| t == "PTE")
-            };
-            if ws.iter().any(pt_store) {
-                return Err("page-table stores are not supported here".into());
+        // herd compares the output addresses of page-table entries (and their writable
+        // bits); without page-table events (the engine makes none but under
+        // `Variant=vmsa`), no pair has one. herd 7.58 takes `(S, r)` to `oa-changes` and
+        // `at-least-one-writable` and gives the page-table stores of `S` whose one
+        // `r`-successor passes (`check_two`); newer herds take a relation to
+        // `at-least-one-writable` and give its pairs that pass.
+        Builtin::SameOa | Builtin::OaChanges | Builtin::AtLeastOneWritable => {
+            let pt = |e: usize| p.events[e].tags.iter().any(|t| t == "PTE");
+            let unsupported = || Err("page-table entries are not compared here".to_string());
+            match &arg {
+                Value::Tuple(t) if b != Builtin::SameOa && t.len() == 2 => {
+                    let ws = prim_set(n, &t[0])?;
+                    prim_rel(n, &t[1])?;
+                    let pt_store = |e: usize| p.events[e].kind == Kind::Write && pt(e);
+                    if ws.iter().any(pt_store) {
+                        return unsupported();
+                    }
+                    Ok(Value::set(Set::empty(n)))
+                }
+                _ if b == Builtin::OaChanges => Err("argument mismatch".into()),
+                _ => {
+                    let r = prim_rel(n, &arg)?;
+                    if r.pairs().any(|(a, b)| pt(a) && pt(b)) {
+                        return unsupported();
+                    }
+                    Ok(Value::rel(Rel::empty(n)))
+                }
             }
-            Ok(Value::set(Set::empty(n)))
         }
         Builtin::Tag2Events => match arg {
             Value::Tag(tag) => {
