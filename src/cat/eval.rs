@@ -1843,10 +1843,17 @@ impl<'m, 'p> Ctx<'m, 'p> {
     /// The verdict of check `t` on its relation's value `v`.
     pub fn test_of(&self, t: &'m Test, v: &Value<'m>) -> R<super::TestOutcome> {
         let (holds, cycle) = match (t.kind, v) {
-            (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),
-            (TestKind::Empty, Value::Event(_)) => (false, None),
+            (TestKind::Empty, Value::Set(s)) => {
+                let first = (!s.is_empty()).then(|| s.iter().next()).flatten();
+                (first.is_none(), first.map(|e| vec![e, e]))
+            }
+            (TestKind::Empty, Value::Event(e)) => (false, Some(vec![*e, *e])),
             (TestKind::Empty, Value::ValSet(s)) => (s.is_empty(), None),
-            (TestKind::Empty, v) => (self.as_rel(v, t.expr.pos())?.is_empty(), None),
+            (TestKind::Empty, v) => {
+                let r = self.as_rel(v, t.expr.pos())?;
+                let first = (!r.is_empty()).then(|| r.pairs().next()).flatten();
+                (first.is_none(), first.map(|(a, b)| vec![a, b]))
+            }
             (_, Value::Set(_) | Value::Event(_)) => {
                 return Err(self.err(t.expr.pos(), "relation expected"));
             }

@@ -997,6 +997,7 @@ pub fn no_choice() -> Failure {
         negated: true,
         name: "no choice".into(),
         cycle: None,
+        pair: None,
     }
 }
 

@@ -152,6 +152,9 @@ pub struct Failure {
     pub name: String,
     /// For a failed acyclicity check: a cycle, as events.
     pub cycle: Option<Vec<usize>>,
+    /// For a failed `empty` check: the first pair of its relation (an event of a set as
+    /// `(e, e)`); for a failed `irreflexive` check: the reflexive event, as `(e, e)`.
+    pub pair: Option<(usize, usize)>,
 }
 
 /// The result of one branch of the model.
@@ -302,7 +305,9 @@ pub struct Model {
     po_rf_guard: bool,
 }
 
-/// Whether a check holds, and the cycle that breaks it.
+/// Whether a check holds, and what breaks it: a cycle (`acyclic`), the reflexive event
+/// (`irreflexive`), or the first pair `[a, b]` of the relation (`empty`; an event `e` of a
+/// set as `[e, e]`).
 pub type TestOutcome = (bool, Option<Vec<usize>>);
 
 /// Values of a model's rf-independent bindings, shared by the candidates whose runs have

@@ -218,18 +218,28 @@ impl<'m> Plan<'m> {
     }
 }
 
-/// Why a run fails check `t`.
+/// Why a run fails check `t`, broken by `cycle` (see [`super::TestOutcome`]).
 pub fn failure(t: &Test, cycle: Option<Vec<usize>>) -> Failure {
     let kind = match t.kind {
         TestKind::Acyclic => CheckKind::Acyclic,
         TestKind::Irreflexive => CheckKind::Irreflexive,
         TestKind::Empty => CheckKind::Empty,
     };
+    let broken = if t.negated { None } else { cycle };
+    let pair = match kind {
+        CheckKind::Acyclic => None,
+        _ => broken.as_deref().map(|v| (v[0], v[v.len() - 1])),
+    };
     Failure {
         kind,
         negated: t.negated,
         name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-        cycle: if t.negated { None } else { cycle },
+        cycle: if kind == CheckKind::Empty {
+            None
+        } else {
+            broken
+        },
+        pair,
     }
 }
 

@@ -600,11 +600,20 @@ impl Below for PlanBelow<'_, '_, '_> {
     }
 }
 
-/// Whether a check of kind `kind` holds on `v` (negation aside), with a cycle or a
-/// reflexive event when it does not.
+/// Whether a check of kind `kind` holds on `v` (negation aside), with a cycle, a
+/// reflexive event or the first pair when it does not (see [`super::super::TestOutcome`]).
 fn outcome(kind: TestKind, v: &Buf) -> (bool, Option<Vec<usize>>) {
     match kind {
-        TestKind::Empty => (v.is_empty(), None),
+        TestKind::Empty => match v {
+            Buf::Rel(r) => {
+                let first = (!r.is_empty()).then(|| r.pairs().next()).flatten();
+                (first.is_none(), first.map(|(a, b)| vec![a, b]))
+            }
+            Buf::Set(s) => {
+                let first = (!s.is_empty()).then(|| s.iter().next()).flatten();
+                (first.is_none(), first.map(|e| vec![e, e]))
+            }
+        },
         TestKind::Irreflexive => {
             let r = v.rel();
             let x = (0..r.universe()).find(|&i| r.contains(i, i));

@@ -658,15 +658,22 @@ impl<'m, 'p> Eval<'m, 'p> {
     }
 
     /// Whether check `t` holds in `env` (its negation applied), and a cycle (or a
-    /// reflexive event) of its relation.
+    /// reflexive event, or the first pair of an `empty` check's relation) of its relation.
     pub fn test(&self, env: &Env<'m>, t: &'m Test) -> R<(bool, Option<Vec<usize>>)> {
         let v = self.eval(env, &t.expr)?;
         let pos = t.expr.pos();
         let (holds, cycle) = match (t.kind, &v) {
-            (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),
-            (TestKind::Empty, Value::Event(_)) => (false, None),
+            (TestKind::Empty, Value::Set(s)) => {
+                let first = (!s.is_empty()).then(|| s.iter().next()).flatten();
+                (first.is_none(), first.map(|e| vec![e, e]))
+            }
+            (TestKind::Empty, Value::Event(e)) => (false, Some(vec![*e, *e])),
             (TestKind::Empty, Value::ValSet(s)) => (s.is_empty(), None),
-            (TestKind::Empty, v) => (self.as_rel(v, pos)?.is_empty(), None),
+            (TestKind::Empty, v) => {
+                let r = self.as_rel(v, pos)?;
+                let first = (!r.is_empty()).then(|| r.pairs().next()).flatten();
+                (first.is_none(), first.map(|(a, b)| vec![a, b]))
+            }
             (_, Value::Set(_) | Value::Event(_)) => {
                 return Err(self.err(pos, "relation expected"));
             }

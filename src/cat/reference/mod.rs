@@ -168,11 +168,21 @@ impl<'m> Runner<'_, 'm, '_> {
             TestKind::Irreflexive => CheckKind::Irreflexive,
             TestKind::Empty => CheckKind::Empty,
         };
+        let broken = if t.negated { None } else { cycle };
+        let pair = match kind {
+            CheckKind::Acyclic => None,
+            _ => broken.as_deref().map(|v| (v[0], v[v.len() - 1])),
+        };
         let failure = Failure {
             kind,
             negated: t.negated,
             name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-            cycle: if t.negated { None } else { cycle },
+            cycle: if kind == CheckKind::Empty {
+                None
+            } else {
+                broken
+            },
+            pair,
         };
         Step::Done(self.verdict(st, Some(failure)))
     }
