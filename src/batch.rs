@@ -391,6 +391,7 @@ fn judge_one(f: &Path, t: &Test, m: &Loaded, s: &Settings) -> Status {
     }
     let mut o = s.options.clone();
     o.budget = Budget::new(s.timeout, s.max_memory);
+    o.explainer = m.explainer();
     match outcome::judge(t, &m.model, m.macros.as_ref(), &o) {
         Ok(mut j) => {
             j.model = m.label.clone();
