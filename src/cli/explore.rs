@@ -317,8 +317,8 @@ impl Watch {
                 let (listed, sat) = listed.fold((0, false), |(n, s), r| (n + 1, s || r.sat));
                 if app.searching && listed >= self.limit && !sat {
                     format!(
-                        "listed the first {}; looking for an execution that satisfies the \
-                         condition: {n} candidates visited ({secs:.1} s)",
+                        "none of the first {} satisfies the condition; looking further: \
+                         {n} candidates visited ({secs:.1} s)",
                         self.limit
                     )
                 } else {
@@ -329,9 +329,13 @@ impl Watch {
                 let n = thousands(self.listing.get());
                 match app.searched {
                     Some((k, true)) if k > 0 => format!(
-                        "{n} candidates visited; {} past the first {} executions to reach one \
-                         that satisfies the condition",
+                        "{n} candidates visited: the first satisfying the condition lies {} \
+                         past the first {} executions (listed last)",
                         thousands(k),
+                        self.limit
+                    ),
+                    Some((_, false)) if app.searching => format!(
+                        "{n} candidates visited: none past the first {} satisfies the condition",
                         self.limit
                     ),
                     _ => format!("{n} candidates visited"),

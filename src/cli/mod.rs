@@ -582,3 +582,29 @@ fn parse_cmd(paths: &[PathBuf]) -> i32 {
     say!("parsed {ok} of {} files, {bad} failed", files.len());
     if bad > 0 { 2 } else { 0 }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{eta, left_text};
+    use std::time::Duration;
+
+    #[test]
+    fn the_time_left_is_the_mean_time_per_file_so_far_times_the_files_left() {
+        assert_eq!(eta(0, 100, Duration::from_secs(5)), None);
+        // 25 files in 10 s: 75 more take 30 s, whatever the rate of the last few.
+        assert_eq!(
+            eta(25, 100, Duration::from_secs(10)),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(eta(100, 100, Duration::from_secs(10)), Some(Duration::ZERO));
+        assert_eq!(eta(120, 100, Duration::from_secs(10)), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn the_time_left_reads_in_seconds_minutes_and_hours() {
+        assert_eq!(left_text(None), "estimating time left…");
+        assert_eq!(left_text(Some(Duration::from_millis(12_400))), "~12s left");
+        assert_eq!(left_text(Some(Duration::from_secs(200))), "~3m 20s left");
+        assert_eq!(left_text(Some(Duration::from_secs(3900))), "~1h 05m left");
+    }
+}

@@ -15,7 +15,7 @@ const KEYS: &str = "↑↓/jk move · a all · c consistent · r rejected · s c
 
 pub fn draw(f: &mut Frame, app: &mut App) {
     let [head, body, foot] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(4),
         Constraint::Min(3),
         Constraint::Length(1),
     ])
@@ -42,10 +42,6 @@ fn header(app: &App) -> Paragraph<'static> {
     if !x.complete && app.activity.is_empty() {
         third.push_str(" (the first ones only: raise --limit for more)");
     }
-    if !app.activity.is_empty() {
-        third.push_str(" · ");
-        third.push_str(&app.activity);
-    }
     if x.cut > 0 {
         third.push_str(&format!(
             "; {} candidates cut by the unrolling bound",
@@ -60,6 +56,10 @@ fn header(app: &App) -> Paragraph<'static> {
         ]),
         Line::from(h.summary.clone()),
         Line::from(third),
+        Line::from(Span::styled(
+            app.activity.clone(),
+            Style::new().fg(Color::DarkGray),
+        )),
     ])
 }
 
@@ -203,6 +203,52 @@ pub fn detail(app: &App, r: &ExecRecord) -> Vec<Line<'static>> {
         out.push(Line::from(format!("flags: {}", r.flags.join(", "))));
     }
 
+    // Why it is rejected, first: what breaks the check, in base edges.
+    if let Some(x) = &r.rejected {
+        out.push(Line::default());
+        let ev = |k: usize| format!("  {}: {}", name(k), g.event(k).full());
+        let red = Style::new().fg(Color::Red);
+        let path = |out: &mut Vec<Line<'static>>, steps: &[(usize, String)], last: usize| {
+            for (k, via) in steps {
+                out.push(Line::from(ev(*k)));
+                out.push(Line::from(Span::styled(format!("      --{via}-->"), red)));
+            }
+            out.push(Line::from(ev(last)));
+        };
+        match x.pair {
+            Some((a, b)) if x.cycle.is_empty() => {
+                let what = if a == b {
+                    format!("{} must be empty, and holds of", x.check)
+                } else {
+                    format!("{} must be empty, and relates", x.check)
+                };
+                out.push(Line::from(Span::styled(what, bold)));
+                out.push(Line::from(ev(a)));
+                if a != b {
+                    let direct = g.between(a, b).join("|");
+                    out.push(Line::from(format!(
+                        "  to {} ({direct})",
+                        ev(b).trim_start()
+                    )));
+                    if !x.between.is_empty() {
+                        out.push(Line::from(Span::styled("with, between them:", bold)));
+                        path(&mut out, &x.between, b);
+                    }
+                }
+            }
+            _ if x.cycle.is_empty() => out.push(Line::from(Span::styled(
+                format!("{} fails without a cycle to show", x.check),
+                bold,
+            ))),
+            _ => {
+                out.push(Line::from(Span::styled(
+                    format!("Cycle of {}", x.check),
+                    bold,
+                )));
+                path(&mut out, &x.cycle, x.cycle[0].0);
+            }
+        }
+    }
     out.push(Line::default());
     out.push(Line::from(Span::styled("Events", bold)));
     let mut procs: Vec<Option<u32>> = g.events().map(|e| e.proc).collect();
@@ -283,51 +329,6 @@ pub fn detail(app: &App, r: &ExecRecord) -> Vec<Line<'static>> {
         out.extend(words.into_iter().map(|l| Line::from(format!("  {l}"))));
     }
 
-    if let Some(x) = &r.rejected {
-        out.push(Line::default());
-        let ev = |k: usize| format!("  {}: {}", name(k), g.event(k).full());
-        let red = Style::new().fg(Color::Red);
-        let path = |out: &mut Vec<Line<'static>>, steps: &[(usize, String)], last: usize| {
-            for (k, via) in steps {
-                out.push(Line::from(ev(*k)));
-                out.push(Line::from(Span::styled(format!("      --{via}-->"), red)));
-            }
-            out.push(Line::from(ev(last)));
-        };
-        match x.pair {
-            Some((a, b)) if x.cycle.is_empty() => {
-                let what = if a == b {
-                    format!("{} must be empty, and holds of", x.check)
-                } else {
-                    format!("{} must be empty, and relates", x.check)
-                };
-                out.push(Line::from(Span::styled(what, bold)));
-                out.push(Line::from(ev(a)));
-                if a != b {
-                    let direct = g.between(a, b).join("|");
-                    out.push(Line::from(format!(
-                        "  to {} ({direct})",
-                        ev(b).trim_start()
-                    )));
-                    if !x.between.is_empty() {
-                        out.push(Line::from(Span::styled("with, between them:", bold)));
-                        path(&mut out, &x.between, b);
-                    }
-                }
-            }
-            _ if x.cycle.is_empty() => out.push(Line::from(Span::styled(
-                format!("{} fails without a cycle to show", x.check),
-                bold,
-            ))),
-            _ => {
-                out.push(Line::from(Span::styled(
-                    format!("Cycle of {}", x.check),
-                    bold,
-                )));
-                path(&mut out, &x.cycle, x.cycle[0].0);
-            }
-        }
-    }
     out
 }
 
@@ -430,7 +431,7 @@ mod tests {
         assert!(s.contains("P0    "), "{s}");
         assert!(s.contains("Executions: rejected, satisfying"), "{s}");
         // The list has room for the page size it reported.
-        assert_eq!(a.page, 50 - 3 - 1 - 2);
+        assert_eq!(a.page, 50 - 4 - 1 - 2);
     }
 
     #[test]
