@@ -267,3 +267,24 @@ fn the_forbidden_graph_draws_the_pair_and_the_events_between_bold() {
         "{dot}"
     );
 }
+
+#[test]
+fn explanations_of_the_lock_suite_snapshot() {
+    // Why each lock test's outcome is what it is under the LKMM, as --explain says it
+    // (herd's blocks and their Time lines left out).
+    let o = litmus(&suite(), &["check", "--explain", "litmus/locks/C"]);
+    let mut text = String::new();
+    let mut keep = false;
+    for line in stdout(&o).lines() {
+        if let Some(name) = line.strip_prefix("Test ") {
+            text += &format!("== {}\n", name.split(' ').next().unwrap_or(name));
+            keep = false;
+        } else if line.starts_with("Time ") {
+            keep = true;
+        } else if keep {
+            text += line;
+            text.push('\n');
+        }
+    }
+    insta::assert_snapshot!("explanations_locks_lkmm", text);
+}

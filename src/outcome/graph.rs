@@ -65,6 +65,18 @@ pub struct Edge<'a> {
 pub struct Label {
     pub rel: String,
     pub drawn: bool,
+    /// The fences and other events that are no memory access (lock, unlock, RCU
+    /// markers) a `po` edge jumps over: a path takes it only when that is shorter than
+    /// going through them (a fence or an unlock-lock pair is what orders an MP, worth
+    /// showing; ten reads in a row are not).
+    pub skips: u32,
+}
+
+impl Label {
+    /// What a path pays to take this edge.
+    fn cost(&self) -> u32 {
+        2 + 10 * self.skips
+    }
 }
 
 /// One execution as a graph: node `i` is event `i` of the candidate.
@@ -105,7 +117,20 @@ impl ExecGraph {
                 if name == "po" {
                     let imm = immediate(r);
                     g.add(&imm, name, true);
-                    g.add(&r.diff(&imm), name, false);
+                    let marks = |e: usize| matches!(p.events[e].kind, Kind::Fence | Kind::Special);
+                    for (a, b) in r.diff(&imm).pairs() {
+                        // What lies between a and b along po that is worth showing.
+                        let skips = r.succs(a).filter(|&m| r.contains(m, b) && marks(m)).count();
+                        g.graph.add_edge(
+                            NodeIndex::new(a),
+                            NodeIndex::new(b),
+                            Label {
+                                rel: name.to_string(),
+                                drawn: false,
+                                skips: skips as u32,
+                            },
+                        );
+                    }
                 } else {
                     g.add(r, name, true);
                 }
@@ -146,6 +171,7 @@ impl ExecGraph {
                 let label = Label {
                     rel: rel.to_string(),
                     drawn: true,
+                    skips: 0,
                 };
                 g.graph
                     .add_edge(NodeIndex::new(a), NodeIndex::new(b), label);
@@ -159,6 +185,7 @@ impl ExecGraph {
             let label = Label {
                 rel: name.to_string(),
                 drawn,
+                skips: 0,
             };
             self.graph
                 .add_edge(NodeIndex::new(a), NodeIndex::new(b), label);
@@ -226,7 +253,8 @@ impl ExecGraph {
             .collect()
     }
 
-    /// The shortest path of edges from `a` to `b` (A* with unit costs): each step's source
+    /// The shortest path of edges from `a` to `b` (A*; a `po` edge jumping over fences
+    /// or locks costs more than the path through them, see [`Label`]): each step's source
     /// event and the relations it follows (`po|ctrl`); from `a` to itself, the shortest
     /// cycle through it.
     pub fn path(&self, a: usize, b: usize) -> Option<Vec<(usize, String)>> {
@@ -240,7 +268,7 @@ impl ExecGraph {
                 &self.graph,
                 NodeIndex::new(a),
                 |n| n.index() == b,
-                |_| 1u32,
+                |e| e.weight().cost(),
                 |_| 0,
             )?;
             nodes.into_iter().map(|n| n.index()).collect()
@@ -257,7 +285,7 @@ impl ExecGraph {
         let (na, nb) = (NodeIndex::new(a), NodeIndex::new(b));
         let indirect =
             EdgeFiltered::from_fn(&self.graph, |e| !(e.source() == na && e.target() == nb));
-        let (_, nodes) = astar(&indirect, na, |n| n == nb, |_| 1u32, |_| 0)?;
+        let (_, nodes) = astar(&indirect, na, |n| n == nb, |e| e.weight().cost(), |_| 0)?;
         let hops: Vec<usize> = nodes.into_iter().map(|n| n.index()).collect();
         Some(self.steps(&hops))
     }
@@ -274,8 +302,14 @@ impl ExecGraph {
         succs
             .into_iter()
             .filter_map(|s| {
-                let (cost, nodes) = astar(&self.graph, s, |n| n == na, |_| 1u32, |_| 0)?;
-                Some((cost, nodes))
+                let first = self
+                    .graph
+                    .edges_connecting(na, s)
+                    .map(|e| e.weight().cost())
+                    .min()?;
+                let (cost, nodes) =
+                    astar(&self.graph, s, |n| n == na, |e| e.weight().cost(), |_| 0)?;
+                Some((first + cost, nodes))
             })
             .min_by_key(|(cost, _)| *cost)
             .map(|(_, nodes)| {
@@ -455,6 +489,43 @@ mod tests {
         assert_eq!(c[0], (2, "(atomic)".to_string()));
         assert_eq!(g.reads_from(), [(1, 0)]);
         assert_eq!(g.coherence(), [(3, 2)]);
+    }
+
+    #[test]
+    fn a_step_goes_through_a_fence_and_jumps_over_plain_events() {
+        // P0: W x=1; F; W y=1 — and P1: four reads in a row.
+        let mut events = vec![
+            ev(Some(0), Kind::Write, "x", "1"),
+            ev(Some(0), Kind::Fence, "-", "-"),
+            ev(Some(0), Kind::Write, "y", "1"),
+        ];
+        events.extend((0..4).map(|_| ev(Some(1), Kind::Read, "x", "1")));
+        let mut g = ExecGraph::from_parts(
+            events,
+            &[
+                (0, 1, "po"),
+                (1, 2, "po"),
+                (3, 4, "po"),
+                (4, 5, "po"),
+                (5, 6, "po"),
+            ],
+        );
+        let mut jump = |a: usize, b: usize, skips: u32| {
+            let label = Label {
+                rel: "po".into(),
+                drawn: false,
+                skips,
+            };
+            g.graph
+                .add_edge(NodeIndex::new(a), NodeIndex::new(b), label);
+        };
+        jump(0, 2, 1);
+        jump(3, 6, 0);
+        let via = |p: Vec<(usize, String)>| p.into_iter().map(|(e, _)| e).collect::<Vec<_>>();
+        assert_eq!(via(g.path(0, 2).unwrap()), [0, 1]);
+        assert_eq!(via(g.path(3, 6).unwrap()), [3]);
+        // Undrawn, the jumps are no edges of the drawing.
+        assert_eq!(g.edges().count(), 5);
     }
 
     #[test]

@@ -126,14 +126,19 @@ pub fn words(g: &ExecGraph) -> Vec<String> {
             r.label
         ));
     }
+    // A write is `x=1`; an event with no value (a lock's) by its label.
+    let name = |e: &crate::outcome::graph::GraphEvent| match e.val {
+        Some(_) => e.access(),
+        None => e.label.clone(),
+    };
     for (k, (a, b)) in g.coherence().into_iter().enumerate() {
         let (a, b) = (g.event(a), g.event(b));
         let head = if k == 0 { "co:" } else { "   " };
         out.push(format!(
             "{head} {} ({}) before {} ({})",
-            a.access(),
+            name(a),
             a.who(),
-            b.access(),
+            name(b),
             b.who()
         ));
     }
