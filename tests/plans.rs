@@ -42,7 +42,10 @@ fn same(t: &Test, m: &Loaded, what: &str) -> u64 {
     // branches they run, so the check may differ).
     let why = |j: &Judgement| j.forbidden_by.is_some();
     assert_eq!(why(&planned), why(&referenced), "{what}");
-    assert_eq!(planned.plans.given_up, 0, "{what}: a shipped model that does not compile");
+    assert_eq!(
+        planned.plans.given_up, 0,
+        "{what}: a shipped model that does not compile"
+    );
     planned.plans.plans
 }
 

@@ -12,9 +12,9 @@ use common::{answer, root, suite};
 use litmus::budget::Budget;
 use litmus::cat::{Model, ModelOptions};
 use litmus::litmus::{ast::Test, parse};
-use litmus::tuning::Tuning;
 use litmus::outcome::{Judgement, Options, judge};
 use litmus::report::herd;
+use litmus::tuning::Tuning;
 use proptest::prelude::*;
 use std::time::Duration;
 

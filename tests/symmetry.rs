@@ -15,7 +15,14 @@ fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
         symmetry,
         ..Tuning::default()
     };
-    judged_with_options(t, m, Options { tuning, ..Options::default() })
+    judged_with_options(
+        t,
+        m,
+        Options {
+            tuning,
+            ..Options::default()
+        },
+    )
 }
 
 /// Judged with and without symmetries: the same answer; the symmetries used.

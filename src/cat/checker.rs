@@ -108,15 +108,35 @@ impl<'m> Checker<'m> {
         let plan = match plan {
             Ok(plan) => {
                 if std::env::var_os("LITMUS_PLAN").is_some() {
-                    for (i, n) in plan.nodes.iter().enumerate() { eprintln!("n{i} {:?} set={} lvl={} deps={}", n.op, n.set, n.level, n.deps); }
-                    for (i, s) in plan.steps.iter().enumerate() { match s { super::plan::Step::Test{test, node, ty, ..} => eprintln!("s{i} Test {} {:?} n{node} {:?}", test.text, test.kind, ty), s => eprintln!("s{i} {:?}", std::mem::discriminant(s)) } }
+                    for (i, n) in plan.nodes.iter().enumerate() {
+                        eprintln!(
+                            "n{i} {:?} set={} lvl={} deps={}",
+                            n.op, n.set, n.level, n.deps
+                        );
+                    }
+                    for (i, s) in plan.steps.iter().enumerate() {
+                        match s {
+                            super::plan::Step::Test { test, node, ty, .. } => eprintln!(
+                                "s{i} Test {} {:?} n{node} {:?}",
+                                test.text, test.kind, ty
+                            ),
+                            s => eprintln!("s{i} {:?}", std::mem::discriminant(s)),
+                        }
+                    }
                 }
                 self.count(|s| s.plans += 1);
                 Ok(plan)
             }
             Err(Stop::Error(e)) => Err(Some(*e)),
             Err(Stop::GiveUp(pos, what)) => {
-                if std::env::var_os("LITMUS_WHY").is_some() { eprintln!("WHY {}:{}:{} {what}", self.model.file_name(pos.file), pos.line, pos.col); }
+                if std::env::var_os("LITMUS_WHY").is_some() {
+                    eprintln!(
+                        "WHY {}:{}:{} {what}",
+                        self.model.file_name(pos.file),
+                        pos.line,
+                        pos.col
+                    );
+                }
                 self.count(|s| s.given_up += 1);
                 Err(None)
             }

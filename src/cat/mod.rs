@@ -21,10 +21,10 @@ mod tally;
 mod tests;
 mod value;
 
+pub use crate::tuning::Tuning;
 pub use checker::{Checker, Stats};
 pub use config::{load_cfg, read_cfg};
 pub use plan::upper::Bound;
-pub use crate::tuning::Tuning;
 
 use crate::budget::{Budget, Exhausted};
 use crate::rel::{Rel, Set};
@@ -154,22 +154,37 @@ pub struct Failure {
     pub name: String,
     /// For a failed acyclicity check: a cycle, as events.
     pub cycle: Option<Vec<usize>>,
+    /// For a failed `empty` check: the first pair of its relation (an event of a set as
+    /// `(e, e)`); for a failed `irreflexive` check: the reflexive event, as `(e, e)`.
+    pub pair: Option<(usize, usize)>,
 }
 
 impl Failure {
-    /// Why a run fails check `t` (with a cycle of its relation, or an event related to
-    /// itself, when it has one).
-    pub fn of(t: &ast::Test, cycle: Option<Vec<usize>>) -> Failure {
+    /// Why a run fails check `t`, broken by `broken`: a cycle of its relation
+    /// (`acyclic`), the event related to itself (`irreflexive`), or the first pair `[a, b]`
+    /// of its relation (`empty`; an event `e` of a set as `[e, e]`). A negated check is
+    /// broken by nothing in particular.
+    pub fn of(t: &ast::Test, broken: Option<Vec<usize>>) -> Failure {
         let kind = match t.kind {
             ast::TestKind::Acyclic => CheckKind::Acyclic,
             ast::TestKind::Irreflexive => CheckKind::Irreflexive,
             ast::TestKind::Empty => CheckKind::Empty,
         };
+        let broken = if t.negated { None } else { broken };
+        let pair = match kind {
+            CheckKind::Acyclic => None,
+            _ => broken.as_deref().map(|v| (v[0], v[v.len() - 1])),
+        };
         Failure {
             kind,
             negated: t.negated,
             name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-            cycle: if t.negated { None } else { cycle },
+            cycle: if kind == CheckKind::Empty {
+                None
+            } else {
+                broken
+            },
+            pair,
         }
     }
 }

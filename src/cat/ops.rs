@@ -8,7 +8,9 @@
 
 use super::Model;
 use super::ast::{Op1, TestKind};
-use super::value::{Stage, Value, cmp, is_empty_coll, pair_rel, valset, valset_add, valset_contains};
+use super::value::{
+    Stage, Value, cmp, is_empty_coll, pair_rel, valset, valset_add, valset_contains,
+};
 use crate::rel::{Rel, Set};
 use std::cmp::Ordering;
 use std::rc::Rc;
@@ -86,10 +88,7 @@ impl<'m> Ops<'m> {
             (Op1::Comp, v @ (Value::ValSet(_) | Value::Tag(_))) => {
                 self.diff(&Value::Unv, &tag2set(v))
             }
-            (Op1::Comp, v) => Err(format!(
-                "set or relation expected, {} found",
-                v.type_name()
-            )),
+            (Op1::Comp, v) => Err(format!("set or relation expected, {} found", v.type_name())),
             (_, v) => Err(format!("type rel expected, {} found", v.type_name())),
         }
     }
@@ -194,7 +193,10 @@ impl<'m> Ops<'m> {
 
     /// `a * b` on sets of events.
     pub fn cartesian<S: Stage>(&self, a: &Value<'m, S>, b: &Value<'m, S>) -> Res<Value<'m, S>> {
-        Ok(Value::rel(Rel::cartesian(&*self.as_set(a)?, &*self.as_set(b)?)))
+        Ok(Value::rel(Rel::cartesian(
+            &*self.as_set(a)?,
+            &*self.as_set(b)?,
+        )))
     }
 
     /// `e ++ S`, herd's addition of an element to a set (a set of events, a relation, or a
@@ -292,7 +294,11 @@ impl<'m> Ops<'m> {
     }
 
     /// `x <= y` (a subset); the error is about `x` (first) or `y` (second).
-    pub fn subset<S: Stage>(&self, x: &Value<'m, S>, y: &Value<'m, S>) -> Result<bool, (bool, String)> {
+    pub fn subset<S: Stage>(
+        &self,
+        x: &Value<'m, S>,
+        y: &Value<'m, S>,
+    ) -> Result<bool, (bool, String)> {
         fn first<T>(r: Res<T>) -> Result<T, (bool, String)> {
             r.map_err(|e| (true, e))
         }
@@ -332,13 +338,24 @@ impl<'m> Ops<'m> {
     }
 
     /// Whether the property a check of `kind` names holds of `v` (its negation aside),
-    /// and, when it does not, a cycle of the relation (or the event related to itself).
-    pub fn check<S: Stage>(&self, kind: TestKind, v: &Value<'m, S>) -> Res<(bool, Option<Vec<usize>>)> {
+    /// and, when it does not, what breaks it (see [`super::Failure::of`]): a cycle of the
+    /// relation, the event related to itself, or its first pair (an event as `[e, e]`).
+    pub fn check<S: Stage>(
+        &self,
+        kind: TestKind,
+        v: &Value<'m, S>,
+    ) -> Res<(bool, Option<Vec<usize>>)> {
         Ok(match (kind, v) {
-            (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),
-            (TestKind::Empty, Value::Event(_)) => (false, None),
+            (TestKind::Empty, Value::Set(s)) => match s.iter().next() {
+                Some(e) => (false, Some(vec![e, e])),
+                None => (true, None),
+            },
+            (TestKind::Empty, Value::Event(e)) => (false, Some(vec![*e, *e])),
             (TestKind::Empty, Value::ValSet(s)) => (s.is_empty(), None),
-            (TestKind::Empty, v) => (self.as_rel(v)?.is_empty(), None),
+            (TestKind::Empty, v) => match self.as_rel(v)?.pairs().next() {
+                Some((a, b)) => (false, Some(vec![a, b])),
+                None => (true, None),
+            },
             (_, Value::Set(_) | Value::Event(_)) => return Err("relation expected".into()),
             (TestKind::Irreflexive, v) => {
                 let r = self.as_rel(v)?;

@@ -52,6 +52,7 @@ impl<'m> Coherence<'m> {
             negated: false,
             name: t.name.clone().unwrap_or_else(|| t.text.clone()),
             cycle: Some(cycle),
+            pair: None,
         }
     }
 }

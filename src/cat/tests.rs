@@ -475,7 +475,10 @@ fn candidates_of_one_shape_share_a_plan_and_keep_their_own_rf() {
     let cs = [&sb(), &sb_sc, &sb()];
     let (runs, stats) = checked(&m, &cs, &Tuning::default());
     for (c, vs) in cs.iter().zip(runs) {
-        let fresh: Vec<_> = verdicts(&m, c).into_iter().map(|v| v.failed.map(|f| f.name)).collect();
+        let fresh: Vec<_> = verdicts(&m, c)
+            .into_iter()
+            .map(|v| v.failed.map(|f| f.name))
+            .collect();
         let shared: Vec<_> = vs.into_iter().map(|v| v.failed.map(|f| f.name)).collect();
         assert_eq!(fresh, shared);
     }
@@ -570,7 +573,10 @@ fn a_let_rec_over_a_with_variable_is_iterated_in_each_branch() {
     assert_eq!(raising(&fresh, "quiet"), 0);
     let c = sb();
     let (runs, stats) = checked(&m, &[&c, &c], &Tuning::default());
-    assert_eq!(stats.plans, 1, "the fixpoint over a `with` variable is a node");
+    assert_eq!(
+        stats.plans, 1,
+        "the fixpoint over a `with` variable is a node"
+    );
     for vs in runs {
         assert_eq!(branch_outcomes(vs), fresh);
     }
@@ -688,7 +694,11 @@ fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
     };
     let (some, none) = (with_rf(vec![(1, 3)]), with_rf(vec![]));
     let doomed = |src: &str, c: &Cand| {
-        Checker::new(&model(src, &[]), &Tuning::default()).doomed(&c.prims(), &[], &Budget::unlimited())
+        Checker::new(&model(src, &[]), &Tuning::default()).doomed(
+            &c.prims(),
+            &[],
+            &Budget::unlimited(),
+        )
     };
     // Grows with rf: fails as soon as an edge is chosen.
     assert!(doomed("M\nempty rf as no-rf\n", &some));
@@ -807,4 +817,3 @@ fn a_spent_budget_stops_the_run_whatever_try_says() {
         );
     }
 }
-

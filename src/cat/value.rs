@@ -203,7 +203,7 @@ impl<'m, S: Stage> Closure<'m, S> {
         if let Some((g, _)) = &self.rec {
             for (j, (name, def)) in g.funs.iter().enumerate() {
                 let c = Closure {
-                    def: *def,
+                    def,
                     env: g.env.clone(),
                     rec: Some((g.clone(), j)),
                     id: fresh(),

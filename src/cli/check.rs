@@ -149,6 +149,10 @@ pub fn run(a: &CheckArgs) -> i32 {
         }
         return if status == 0 && mismatch { 1 } else { status };
     }
+    let recs: Vec<Record> = records
+        .iter()
+        .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
+        .collect();
     match format {
         "herd" => {
             for r in &records {
@@ -169,10 +173,6 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
         "table" | "json" | "jsonl" => {
-            let recs: Vec<Record> = records
-                .iter()
-                .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
-                .collect();
             out += &match format {
                 "table" => report::table::render(&columns, &recs),
                 _ => record::lines(&recs),
@@ -186,6 +186,9 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Err(e) = super::write_stdout(&out) {
         say!("error: cannot write the output: {e}");
         return 2;
+    }
+    if format != "table" {
+        super::summary_to_stderr(files.len(), &recs);
     }
     status
 }

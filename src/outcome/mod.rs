@@ -9,7 +9,7 @@ pub mod lint;
 use graph::ExecGraph;
 
 use crate::budget::Budget;
-use crate::cat::{CatError, Checker, Fatal, Model, Tuning, Verdict};
+use crate::cat::{CatError, CheckKind, Checker, Fatal, Model, Tuning, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
@@ -34,6 +34,55 @@ pub struct Options {
     pub budget: Budget,
     /// When the fast paths are taken (see [`Tuning`]).
     pub tuning: Tuning,
+    /// The model run again on the one candidate explained when the judging model's reason
+    /// names steps no base edges explain (see [`Explainer`]).
+    pub explainer: Option<Explainer>,
+    /// Counts the candidates judged as they are (for a progress display).
+    pub progress: Option<Progress>,
+}
+
+/// The same model loaded with the variant `explain`, which our shipped models test to
+/// give up shortcuts that judge faster and explain worse: `lkmm` then tries every
+/// coherence order instead of anticipating atomicity, so that its `atomic` check names
+/// the read and write of one atomic operation and the write between them. Run only on the
+/// candidate whose rejection is explained, never to judge.
+#[derive(Clone)]
+pub struct Explainer(
+    std::sync::Arc<(crate::cat::ModelOptions, std::sync::OnceLock<Option<Model>>)>,
+);
+
+impl Explainer {
+    /// The model `opts` loads, once first needed.
+    pub fn new(opts: crate::cat::ModelOptions) -> Explainer {
+        Explainer(std::sync::Arc::new((opts, Default::default())))
+    }
+
+    /// The model, loaded now if it was not yet (`None` if it does not load).
+    pub fn model(&self) -> Option<&Model> {
+        self.0
+            .1
+            .get_or_init(|| Model::load(&self.0.0).ok())
+            .as_ref()
+    }
+}
+
+impl std::fmt::Debug for Explainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("Explainer")
+    }
+}
+
+/// How many candidates a judgement has visited so far, shared with whoever shows it.
+#[derive(Clone, Debug, Default)]
+pub struct Progress(pub std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Progress {
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+    fn add(&self, n: usize) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl Default for Options {
@@ -44,6 +93,8 @@ impl Default for Options {
             nshow: None,
             budget: Budget::unlimited(),
             tuning: Tuning::default(),
+            explainer: None,
+            progress: None,
         }
     }
 }
@@ -143,6 +194,8 @@ pub struct Judgement {
     pub forbidden_by: Option<Explanation>,
     /// The first consistent execution that satisfies the condition.
     pub witness: Option<ExecGraph>,
+    /// Its final state.
+    pub witness_state: Option<State>,
     /// Likely mistakes in the test (see [`lint`]); they change no answer.
     pub warnings: Vec<lint::Warning>,
     /// Consistent executions counted that [`Options::nshow`]'s selection selects.
@@ -153,9 +206,33 @@ pub struct Judgement {
 #[derive(Clone, Debug)]
 pub struct Explanation {
     pub check: String,
-    /// The cycle: each event (of `graph`) with the relations that lead to the next one.
+    pub kind: CheckKind,
+    /// For `acyclic` and `irreflexive`: the cycle, each event (of `graph`) with the
+    /// relations that lead to the next one, the last leading back to the first.
     pub cycle: Vec<(usize, String)>,
+    /// For `empty`: the first pair of the check's relation (an event of a set twice); for
+    /// `irreflexive`: the reflexive event, twice.
+    pub pair: Option<(usize, usize)>,
+    /// For `empty`: what lies between the pair, the shortest path of edges from its first
+    /// event to its second through another event, each event with the relations that
+    /// lead to the next one (the pair's second event ends it).
+    pub between: Vec<(usize, String)>,
     pub graph: ExecGraph,
+    /// The execution's final state.
+    pub state: State,
+}
+
+impl Explanation {
+    /// Whether something it names is no path of the graph's edges: a step of the cycle
+    /// only the check's relation explains, or a pair with nothing found between.
+    pub fn unexplained(&self) -> bool {
+        match self.kind {
+            CheckKind::Empty => {
+                matches!(self.pair, Some((a, b)) if a != b && self.between.is_empty())
+            }
+            _ => self.cycle.is_empty() || self.cycle.iter().any(|(_, via)| via.starts_with('(')),
+        }
+    }
 }
 
 impl Judgement {
@@ -395,6 +472,9 @@ fn visit_part(
             if let Err(e) = opts.budget.check() {
                 exhausted = Some(e);
                 return false;
+            }
+            if let Some(p) = &opts.progress {
+                p.add(1);
             }
             seen.events = seen.events.max(c.prims.n);
             if c.runs.iter().any(|r| r.cut) {
@@ -729,6 +809,7 @@ impl Judgement {
             elapsed: Duration::ZERO,
             forbidden_by: None,
             witness: None,
+            witness_state: None,
             warnings: Vec::new(),
             selected: 0,
         }
@@ -752,6 +833,7 @@ impl Judgement {
                 }
                 if b.sat && self.witness.is_none() {
                     self.witness = Some(ExecGraph::of(b.c, &b.verdict));
+                    self.witness_state = Some(b.state().clone());
                 }
                 if let Some((show, n)) = &opts.nshow
                     && show.selects(self.quant, b.sat, &b.verdict.flags)
@@ -765,7 +847,7 @@ impl Judgement {
             }
             Some(f) => {
                 if b.sat && self.forbidden_by.is_none() {
-                    self.forbidden_by = Some(explain(b.c, &b.verdict, f));
+                    self.forbidden_by = Some(explain_with(b.c, &b.verdict, f, b.state(), opts));
                 }
                 true
             }
@@ -783,6 +865,7 @@ impl Judgement {
         self.flags.extend(o.flags);
         if self.witness.is_none() {
             self.witness = o.witness;
+            self.witness_state = o.witness_state;
         }
         if self.forbidden_by.is_none() {
             self.forbidden_by = o.forbidden_by;
@@ -854,28 +937,82 @@ fn state_value(p: &Program, c: &Candidate, l: &LocRef) -> Value {
     }
 }
 
-/// Name the relations along a forbidding cycle. A step of the check's relation that is
-/// not a base relation is expanded into the shortest path of base edges (po, rf, co, fr,
-/// dependencies) between its ends, so the cycle reads like herd's `Fre PodWW Rfe ...`.
-pub(crate) fn explain(c: &Candidate, v: &Verdict, f: &crate::cat::Failure) -> Explanation {
+/// Name what broke a check in base edges. A step of a forbidding cycle that is not a
+/// base relation is expanded into the shortest path of base edges (po, rf, co, fr,
+/// dependencies) between its ends, so the cycle reads like herd's `Fre PodWW Rfe ...`; an
+/// irreflexive check's event into the shortest cycle through it; an empty check's pair
+/// into the events between its two (the LKMM's `atomic`: the read and the write of one
+/// atomic operation, and another thread's write `fr`-after the one and `co`-before the
+/// other).
+pub(crate) fn explain(
+    c: &Candidate,
+    v: &Verdict,
+    f: &crate::cat::Failure,
+    state: &State,
+) -> Explanation {
     let graph = ExecGraph::of(c, v);
-    let cycle = f.cycle.as_deref().unwrap_or_default();
-    let mut steps = Vec::new();
-    for (k, &e) in cycle.iter().enumerate() {
-        let next = cycle[(k + 1) % cycle.len()];
-        match graph.path(e, next) {
-            Some(path) => {
-                for (a, rel) in path {
-                    steps.push((a, rel));
-                }
-            }
-            None => steps.push((e, format!("({})", f.name))),
+    let (cycle, between) = match f.kind {
+        CheckKind::Empty => {
+            let between = match f.pair {
+                Some((a, b)) if a != b => graph.path_between(a, b).unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            (Vec::new(), between)
         }
-    }
+        _ => (
+            graph.expand_cycle(f.cycle.as_deref().unwrap_or_default(), &f.name),
+            Vec::new(),
+        ),
+    };
     Explanation {
         check: f.name.clone(),
-        cycle: steps,
+        kind: f.kind,
+        cycle,
+        pair: f.pair,
+        between,
         graph,
+        state: state.clone(),
+    }
+}
+
+/// [`explain`], then, when the reason names what no base edges explain (a shortcut of the
+/// model's: a step only its relation gives, before any coherence order is chosen), a
+/// failure of the [`Explainer`] on the same candidate that is explained: of the check the
+/// shortcut anticipated (the same name) if some branch fails it, else the first.
+pub(crate) fn explain_with(
+    c: &Candidate,
+    v: &Verdict,
+    f: &crate::cat::Failure,
+    state: &State,
+    opts: &Options,
+) -> Explanation {
+    let first = explain(c, v, f, state);
+    let Some(x) = opts.explainer.as_ref().filter(|_| first.unexplained()) else {
+        return first;
+    };
+    let Some(model) = x.model() else {
+        return first;
+    };
+    let (mut same, mut other) = (None, None);
+    // The reference evaluator: it reports each coherence order's own failure, where a
+    // plan reports the orders it drops as one.
+    let checker = Checker::new(model, &Tuning::reference());
+    let ran = checker.verdicts(&c.prims, c.shapes, true, &opts.budget, &mut |v: Verdict| {
+        let Some(g) = &v.failed else { return true };
+        let e = explain(c, &v, g, state);
+        if e.unexplained() {
+            return true;
+        }
+        if g.name == f.name {
+            same = Some(e);
+            return false;
+        }
+        other.get_or_insert(e);
+        true
+    });
+    match (ran, same.or(other)) {
+        (Ok(()), Some(e)) => e,
+        _ => first,
     }
 }
 

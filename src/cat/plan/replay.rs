@@ -265,7 +265,11 @@ impl Replay {
             let up = !self.sense.from_below();
             for &l in &fix.loops {
                 let b = &mut self.bufs[l as usize];
-                if up { b.fill() } else { b.clear() }
+                if up {
+                    b.fill()
+                } else {
+                    b.clear()
+                }
                 self.stamp[l as usize] = self.tick;
             }
             return;
@@ -360,22 +364,15 @@ impl Replay {
             Op::DiffVals(a) => {
                 let o = out.rel_mut();
                 o.copy_from(at(a).rel());
-                let same = |x: usize, y: usize| {
-                    matches!((events[x].val, events[y].val), (Some(p), Some(q)) if p == q)
-                };
+                let same = |x: usize, y: usize| matches!((events[x].val, events[y].val), (Some(p), Some(q)) if p == q);
                 let pairs: Vec<(usize, usize)> = o.pairs().filter(|&(x, y)| same(x, y)).collect();
                 for (x, y) in pairs {
                     o.remove(x, y);
                 }
             }
             Op::Out(_, l) => out.copy_from(at(l)),
-            Op::Seq(_)
-            | Op::Input
-            | Op::With
-            | Op::Loop
-            | Op::Fix(_)
-            | Op::Rel(_)
-            | Op::Set(_) => {}
+            Op::Seq(_) | Op::Input | Op::With | Op::Loop | Op::Fix(_) | Op::Rel(_) | Op::Set(_) => {
+            }
         }
     }
 
@@ -431,11 +428,20 @@ fn split_two(bufs: &mut [Buf], a: usize, b: usize) -> (&mut Buf, &Buf) {
     }
 }
 
-/// Whether a check of kind `kind` holds on `v` (negation aside), with a cycle or a
-/// reflexive event when it does not.
+/// Whether a check of kind `kind` holds on `v` (negation aside), with what breaks it when
+/// it does not (see [`Failure::of`]).
 pub fn outcome(kind: TestKind, v: &Buf) -> (bool, Option<Vec<usize>>) {
     match kind {
-        TestKind::Empty => (v.is_empty(), None),
+        TestKind::Empty => match v {
+            Buf::Rel(r) => {
+                let first = (!r.is_empty()).then(|| r.pairs().next()).flatten();
+                (first.is_none(), first.map(|(a, b)| vec![a, b]))
+            }
+            Buf::Set(s) => {
+                let first = (!s.is_empty()).then(|| s.iter().next()).flatten();
+                (first.is_none(), first.map(|e| vec![e, e]))
+            }
+        },
         TestKind::Irreflexive => {
             let r = v.rel();
             let x = (0..r.universe()).find(|&i| r.contains(i, i));

@@ -39,7 +39,13 @@ pub type Bound = Vec<Vec<String>>;
 
 /// Whether every candidate of the subtree whose `rf` union `p` holds (one shape, `plan`'s)
 /// is consistent in every branch: the flags of each branch, the same in each candidate.
-pub fn bound(plan: &Plan, r: &mut Replay, p: &Primitives, budget: &Budget, tuning: &Tuning) -> Option<Bound> {
+pub fn bound(
+    plan: &Plan,
+    r: &mut Replay,
+    p: &Primitives,
+    budget: &Budget,
+    tuning: &Tuning,
+) -> Option<Bound> {
     debug_assert_eq!(r.sense, SENSE);
     r.start(plan, p, budget);
     let loc = p.rels.get("loc");
@@ -189,7 +195,10 @@ impl Probe<'_, '_> {
             match step {
                 Step::Test { node, .. } if self.tests.contains(&i) => {
                     r.eval(plan, *node, self.up.events);
-                    let on = r.rel(*node).restrict_domain(self.on).restrict_range(self.on);
+                    let on = r
+                        .rel(*node)
+                        .restrict_domain(self.on)
+                        .restrict_range(self.on);
                     if !on.is_acyclic() {
                         return false;
                     }

@@ -175,7 +175,10 @@ impl<'m, 'p> Eval<'m, 'p> {
             }
             let mut over = true;
             for (old, new) in cur.iter().zip(&next) {
-                over &= self.ops.stabilised(old, new).map_err(|m| self.err(pos, m))?;
+                over &= self
+                    .ops
+                    .stabilised(old, new)
+                    .map_err(|m| self.err(pos, m))?;
             }
             if over {
                 return Ok(Some(e));
@@ -295,7 +298,11 @@ impl<'m, 'p> Eval<'m, 'p> {
             },
             Expr::MatchSet(pos, a, empty, cl) => {
                 let v = self.eval(env, a)?;
-                let at_set = if matches!(v, Value::Unv) { *pos } else { a.pos() };
+                let at_set = if matches!(v, Value::Unv) {
+                    *pos
+                } else {
+                    a.pos()
+                };
                 let elems = ops.elements(&v).map_err(at(at_set))?;
                 self.match_set(env, &v, &elems, empty, cl)
             }
@@ -394,15 +401,19 @@ impl<'m, 'p> Eval<'m, 'p> {
         let located = |e: Box<CatError>| if e.line == 0 { self.err(pos, e.msg) } else { e };
         match c {
             Cond::Eq(..) => Ok(self.ops.equal(&x, &y)),
-            Cond::In(..) => self.ops.member(&x, &y).map_err(|m| located(self.err(b.pos(), m))),
-            _ => self.ops.subset(&x, &y).map_err(|(first, m)| {
-                located(self.err(if first { a.pos() } else { b.pos() }, m))
-            }),
+            Cond::In(..) => self
+                .ops
+                .member(&x, &y)
+                .map_err(|m| located(self.err(b.pos(), m))),
+            _ => self
+                .ops
+                .subset(&x, &y)
+                .map_err(|(first, m)| located(self.err(if first { a.pos() } else { b.pos() }, m))),
         }
     }
 
     /// Whether check `t` holds in `env` (its negation applied), and a cycle (or a
-    /// reflexive event) of its relation.
+    /// reflexive event, or the first pair of an `empty` check's relation) of its relation.
     pub fn test(&self, env: &Env<'m>, t: &'m Test) -> R<(bool, Option<Vec<usize>>)> {
         let v = self.eval(env, &t.expr)?;
         let (holds, cycle) = self

@@ -159,7 +159,10 @@ fn partial_rf_choices_are_doomed_only_when_every_completion_fails() {
                 for full in (0..9).map(pick).filter(|f| f.len() == 2) {
                     if partial.iter().all(|e| full.contains(e)) {
                         let vs = reference_verdicts(&m, &with_rf(full.clone()));
-                        assert!(vs.iter().all(|v| v.failed.is_some()), "{src} {partial:?} {full:?}");
+                        assert!(
+                            vs.iter().all(|v| v.failed.is_some()),
+                            "{src} {partial:?} {full:?}"
+                        );
                     }
                 }
             }

@@ -166,7 +166,11 @@ impl<'m> Compiler<'m, '_> {
                 if v.is_staged() {
                     return self.give_up(a.pos(), "a set match");
                 }
-                let at_set = if matches!(v, Value::Unv) { *pos } else { a.pos() };
+                let at_set = if matches!(v, Value::Unv) {
+                    *pos
+                } else {
+                    a.pos()
+                };
                 let elems = ops.elements(&v).map_err(self.at(at_set))?;
                 self.match_set(env, &v, &elems, empty, cl)
             }
@@ -217,7 +221,9 @@ impl<'m> Compiler<'m, '_> {
         }
         let typed = vs
             .iter()
-            .try_fold(Value::Empty, |acc, v| ops.union(acc, self.placeholder(v.clone())))
+            .try_fold(Value::Empty, |acc, v| {
+                ops.union(acc, self.placeholder(v.clone()))
+            })
             .map_err(self.at(pos))?;
         let set = match typed {
             Value::Unv => return Ok(Value::Unv),
@@ -268,7 +274,10 @@ impl<'m> Compiler<'m, '_> {
                     Value::Empty => return Ok(Value::Empty),
                     Value::Staged(x) if !x.set => F::Node(x.node, false),
                     v => {
-                        let r = self.ops.as_rel(&self.placeholder(v)).map_err(self.at(a.pos()))?;
+                        let r = self
+                            .ops
+                            .as_rel(&self.placeholder(v))
+                            .map_err(self.at(a.pos()))?;
                         F::Rel((*r).clone())
                     }
                 },
@@ -301,13 +310,19 @@ impl<'m> Compiler<'m, '_> {
                 .into_iter()
                 .map(|f| match f {
                     F::Node(x, id) => (x, id),
-                    F::Rel(r) => (self.node_of(&Value::rel(r), false).expect("a relation"), false),
+                    F::Rel(r) => (
+                        self.node_of(&Value::rel(r), false).expect("a relation"),
+                        false,
+                    ),
                     F::Id(s) => (self.node_of(&Value::set(s), true).expect("a set"), true),
                 })
                 .collect(),
         };
         Ok(match factors[..] {
-            [(x, false)] => Value::Staged(Staged { node: x, set: false }),
+            [(x, false)] => Value::Staged(Staged {
+                node: x,
+                set: false,
+            }),
             [(x, true)] => self.staged(Op::ToId(x), false),
             _ => self.staged(Op::Seq(factors), false),
         })
@@ -323,7 +338,10 @@ impl<'m> Compiler<'m, '_> {
             _ => {}
         }
         let (pa, pb) = (self.placeholder(a.clone()), self.placeholder(b.clone()));
-        let set = matches!(self.ops.inter(&pa, &pb).map_err(self.at(pos))?, Value::Set(_));
+        let set = matches!(
+            self.ops.inter(&pa, &pb).map_err(self.at(pos))?,
+            Value::Set(_)
+        );
         if [a, b].iter().any(|v| crate::cat::value::is_empty_coll(v)) {
             return Ok(pa);
         }
@@ -387,7 +405,10 @@ impl<'m> Compiler<'m, '_> {
             return Ok(self.staged(Op::DiffVals(x), false));
         }
         // Without page-table events, these are empty whatever the relation.
-        if matches!(b, Builtin::SameOa | Builtin::OaChanges | Builtin::AtLeastOneWritable) {
+        if matches!(
+            b,
+            Builtin::SameOa | Builtin::OaChanges | Builtin::AtLeastOneWritable
+        ) {
             return call(self.deep_placeholder(arg));
         }
         let Value::Staged(s) = arg else {
@@ -408,9 +429,9 @@ impl<'m> Compiler<'m, '_> {
     /// `v` with every staged value in it (in tuples) a typed placeholder.
     fn deep_placeholder(&self, v: V<'m>) -> V<'m> {
         match v {
-            Value::Tuple(t) => {
-                Value::Tuple(Rc::new(t.iter().map(|v| self.deep_placeholder(v.clone())).collect()))
-            }
+            Value::Tuple(t) => Value::Tuple(Rc::new(
+                t.iter().map(|v| self.deep_placeholder(v.clone())).collect(),
+            )),
             v => self.placeholder(v),
         }
     }

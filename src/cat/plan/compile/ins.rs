@@ -4,12 +4,12 @@
 
 use super::super::{Guard, Orders, Picks, Rels, Step};
 use super::{C, CEnv, Compiler, Stop, V};
+use crate::cat::Failure;
 use crate::cat::ast::*;
 use crate::cat::builtins::{classes_loc, prim_rel, prim_set};
 use crate::cat::native::{self, Native};
 use crate::cat::prune::{ALL, Found, Roots, Scan};
 use crate::cat::value::{Procedure, TagName, Value};
-use crate::cat::Failure;
 use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
@@ -151,13 +151,7 @@ impl<'m> Compiler<'m, '_> {
     }
 
     /// Compiles one instruction; `k` is what follows it.
-    fn exec(
-        &self,
-        env: &mut CEnv<'m>,
-        calls: &mut u32,
-        i: &'m Ins,
-        k: &Kont<'m>,
-    ) -> C<Next<'m>> {
+    fn exec(&self, env: &mut CEnv<'m>, calls: &mut u32, i: &'m Ins, k: &Kont<'m>) -> C<Next<'m>> {
         let m = self.m;
         match i {
             Ins::Let(_, bds) => *env = self.bind_lets(env, bds)?,
@@ -172,12 +166,16 @@ impl<'m> Compiler<'m, '_> {
                 let v = self.eval(env, e)?;
                 let Value::Tag(TagName { name, .. }) = v else {
                     let t = v.type_name();
-                    return Err(self.err(e.pos(), format!("matching on non-tag value of type '{t}'")));
+                    return Err(
+                        self.err(e.pos(), format!("matching on non-tag value of type '{t}'"))
+                    );
                 };
                 let branch = cls.iter().find(|(t, _)| t == name).map(|(_, b)| b);
                 return match branch.or(d.as_ref()) {
                     Some(b) => Ok(Next::Jump(k.push(Frame::Seq(b)))),
-                    None => Err(self.err(*pos, format!("pattern matching failed on value '{name}'"))),
+                    None => {
+                        Err(self.err(*pos, format!("pattern matching failed on value '{name}'")))
+                    }
                 };
             }
             Ins::Test(t, ty) => return self.test(env, t, *ty),
@@ -355,14 +353,7 @@ impl<'m> Compiler<'m, '_> {
     }
 
     /// `with x from` known values other than relations: the rest compiled once per value.
-    fn choose(
-        &self,
-        env: &CEnv<'m>,
-        calls: u32,
-        x: Sym,
-        elems: &[V<'m>],
-        k: &Kont<'m>,
-    ) -> C<()> {
+    fn choose(&self, env: &CEnv<'m>, calls: u32, x: Sym, elems: &[V<'m>], k: &Kont<'m>) -> C<()> {
         let at = self.step(Step::Choose(Vec::new()));
         let mut starts = Vec::with_capacity(elems.len());
         for v in elems {

@@ -72,7 +72,9 @@ pub fn compile<'m>(m: &'m Model, p: &Primitives, budget: &Budget) -> C<Plan<'m>>
     for &(name, set) in &inputs {
         let deps = if set { FW } else { RF };
         let node = cx.push(Op::Input, set, 1, deps);
-        cx.inputs.borrow_mut().push((m.names.get(name).expect("named"), node));
+        cx.inputs
+            .borrow_mut()
+            .push((m.names.get(name).expect("named"), node));
     }
     cx.run_model()?;
     Ok(Plan {
