@@ -10,7 +10,7 @@ use super::plan::compile::{Stop, compile};
 use super::plan::replay::{self, Replay, Run};
 use super::plan::{Plan, lower, upper};
 use super::tally::Tally;
-use super::{Bound, CatError, Fatal, Model, Primitives, Tuning, Verdict, fatal_error, reference};
+use super::{Bound, CatError, Model, Primitives, Tuning, Verdict, reference};
 use crate::budget::Budget;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -179,9 +179,9 @@ impl<'m> Checker<'m> {
                     pays: &self.pays,
                     trial: self.tuning.prefix_trial,
                     budget,
-                    exhausted: None,
+                    stopped: None,
                 };
-                replay::judge(plan, r, p, run).map_err(|x| fatal_error(Fatal::Exhausted(x)))
+                replay::judge(plan, r, p, run)
             }
             Err(Some(e)) => Err(e.clone()),
             Err(None) => {

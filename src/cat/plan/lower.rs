@@ -56,7 +56,8 @@ fn walk(plan: &Plan, r: &mut Replay, from: usize, events: &[EventInfo]) -> bool 
             Step::Test { .. } | Step::Flag(_) => {}
             // No branch: no candidate below has a consistent execution.
             Step::Fail(..) | Step::Halt => return true,
-            Step::End(_) => return false,
+            // An error is no failure: the candidates below are judged, and say so.
+            Step::End(_) | Step::Error(_) => return false,
             Step::Orders(o) => {
                 r.eval(plan, o.base, events);
                 let base = r.rel(o.base).clone();

@@ -132,7 +132,7 @@ pub struct Node {
 pub type Rels = (Option<u32>, Option<u32>);
 
 /// What a run meets, in the model's order. Each branch's steps end with `End`, `Fail`,
-/// `Halt` or `Choose`.
+/// `Halt`, `Error` or `Choose`.
 #[derive(Debug)]
 pub enum Step<'m> {
     /// A check or flag whose relation is staged.
@@ -150,6 +150,8 @@ pub enum Step<'m> {
     End(Rels),
     /// A `with` over nothing: no branch, no verdict.
     Halt,
+    /// An error of the model, met by the runs that get this far.
+    Error(crate::cat::CatError),
     /// `with x from` the per-location orders extending a relation: the steps after it run
     /// once per order.
     Orders(Box<Orders<'m>>),

@@ -12,7 +12,7 @@ use crate::cat::ast::{TestKind, TestType};
 use crate::cat::native::for_each_pick;
 use crate::cat::prune::{Below, Coherence, Pruner, prefix_pays};
 use crate::cat::tally::Tally;
-use crate::cat::{EventInfo, Failure, Primitives, Verdict};
+use crate::cat::{CatError, EventInfo, Failure, Fatal, Primitives, Verdict, fatal_error};
 use crate::rel::{Rel, Set};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -466,18 +466,25 @@ pub struct Run<'a, 'e> {
     pub trial: u32,
     /// What the run may spend: polled at each branch.
     pub budget: &'a Budget,
-    /// Set when the budget ran out (the run then stops).
-    pub exhausted: Option<Exhausted>,
+    /// Why the run stopped, if it did: the budget ran out, or the model met an error.
+    pub stopped: Option<CatError>,
 }
 
 /// Every verdict of the candidate `p`, one of those `plan` was made for, to the run's
-/// report; `Err` when the budget ran out.
-pub fn judge(plan: &Plan, r: &mut Replay, p: &Primitives, mut run: Run) -> Result<(), Exhausted> {
+/// report; `Err` when the budget ran out or the model met an error.
+pub fn judge(plan: &Plan, r: &mut Replay, p: &Primitives, mut run: Run) -> Result<(), CatError> {
     r.start(plan, p, run.budget);
     walk(plan, r, 0, Vec::new(), &mut run);
-    match run.exhausted.or(r.exhausted.take()) {
-        Some(x) => Err(x),
+    let exhausted = r.exhausted.take().map(|x| fatal_error(Fatal::Exhausted(x)));
+    match run.stopped.or(exhausted) {
+        Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+impl Run<'_, '_> {
+    fn exhausted(&mut self, x: Exhausted) {
+        self.stopped = Some(fatal_error(Fatal::Exhausted(x)));
     }
 }
 
@@ -512,12 +519,16 @@ fn walk(plan: &Plan, r: &mut Replay, from: usize, mut flags: Vec<String>, run: &
             Step::Fail(f, rels) => return report(plan, r, Some(f.clone()), flags, *rels, run),
             Step::End(rels) => return report(plan, r, None, flags, *rels, run),
             Step::Halt => return true,
+            Step::Error(e) => {
+                run.stopped = Some(e.clone());
+                return false;
+            }
             Step::Orders(o) => return orders(plan, r, i, o, flags, run),
             Step::Picks(p) => return picks(plan, r, i, p, flags, run),
             Step::Choose(starts) => {
                 return starts.iter().all(|&s| {
                     if let Err(x) = run.budget.check() {
-                        run.exhausted = Some(x);
+                        run.exhausted(x);
                         return false;
                     }
                     walk(plan, r, s, flags.clone(), run)
@@ -602,7 +613,7 @@ fn orders(
     let fs = match fs {
         Ok(fs) => fs,
         Err(x) => {
-            run.exhausted = Some(x);
+            run.exhausted(x);
             return false;
         }
     };
@@ -650,7 +661,7 @@ fn branches(
     }
     for_each_pick(fs, |pick| {
         if let Err(x) = run.budget.check() {
-            run.exhausted = Some(x);
+            run.exhausted(x);
             return false;
         }
         r.renew(level);
@@ -686,7 +697,12 @@ impl Below for PlanBelow<'_, '_, '_> {
             .take_while(|s| {
                 !matches!(
                     s,
-                    Step::End(_) | Step::Orders(_) | Step::Picks(_) | Step::Choose(_) | Step::Halt
+                    Step::End(_)
+                        | Step::Orders(_)
+                        | Step::Picks(_)
+                        | Step::Choose(_)
+                        | Step::Halt
+                        | Step::Error(_)
                 )
             })
             .any(|s| match s {
@@ -730,9 +746,12 @@ impl Below for PlanBelow<'_, '_, '_> {
                     failed = Some(f.clone());
                     break;
                 }
-                Step::End(_) | Step::Orders(_) | Step::Picks(_) | Step::Choose(_) | Step::Halt => {
-                    break;
-                }
+                Step::End(_)
+                | Step::Orders(_)
+                | Step::Picks(_)
+                | Step::Choose(_)
+                | Step::Halt
+                | Step::Error(_) => break,
                 _ => {}
             }
         }

@@ -134,7 +134,7 @@ impl Up<'_, '_> {
                     }
                 }
                 Step::Flag(name) => flags.push(name.clone()),
-                Step::Fail(..) => return false,
+                Step::Fail(..) | Step::Error(_) => return false,
                 Step::End(_) => {
                     self.branches.push(flags);
                     return true;
@@ -204,7 +204,7 @@ impl Probe<'_, '_> {
                     }
                 }
                 Step::Test { .. } | Step::Flag(_) => {}
-                Step::Fail(..) | Step::End(_) | Step::Halt => return true,
+                Step::Fail(..) | Step::End(_) | Step::Halt | Step::Error(_) => return true,
                 Step::Choose(starts) => return starts.iter().all(|&s| self.walk(r, s)),
                 Step::Orders(_) | Step::Picks(_) => {
                     let Some((var, fs)) = self.up.choices(r, step) else {

@@ -90,7 +90,16 @@ impl<'m> Compiler<'m, '_> {
                 Frame::Seq(body) => {
                     for (i, ins) in body.iter().enumerate() {
                         let rest = k.push(Frame::Seq(&body[i + 1..]));
-                        match self.exec(&mut env, &mut calls, ins, &rest)? {
+                        let next = match self.exec(&mut env, &mut calls, ins, &rest) {
+                            // An error of the model is every candidate's that gets here
+                            // (a staged check before may end their branches first).
+                            Err(Stop::Error(e)) if e.fatal.is_none() => {
+                                self.step(Step::Error(*e));
+                                return Ok(());
+                            }
+                            next => next?,
+                        };
+                        match next {
                             Next::On => {}
                             Next::Jump(k2) => {
                                 k = k2;
