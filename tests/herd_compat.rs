@@ -1096,7 +1096,7 @@ fn judge_status(k: &Path, b: &Path, test: &str, herd_args: &[&str]) -> Option<i3
 
 #[test]
 fn judgelitmus_exit_statuses_match_herd7s() {
-    let Some((k, b)) = kernel_copy("judge") else {
+    let Some((k, b)) = kernel_copy("judgelitmus") else {
         return;
     };
     let sb = std::fs::read_to_string(k.join("litmus-tests/SB+fencembonceonces.litmus")).unwrap();
