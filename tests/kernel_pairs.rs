@@ -29,6 +29,9 @@ struct Pair {
     pos: usize,
     neg: usize,
     cut: bool,
+    /// A known limit of ours on this pair (the `ours` field): herd7 answers and we are
+    /// undetermined, with this reason.
+    known: Option<String>,
 }
 
 fn pairs() -> Vec<Pair> {
@@ -53,6 +56,7 @@ fn pairs() -> Vec<Pair> {
                 pos: n("pos") as usize,
                 neg: n("neg") as usize,
                 cut: v["loop"].as_bool().unwrap(),
+                known: v["ours"].as_str().map(String::from),
             }
         })
         .collect()
@@ -133,6 +137,25 @@ fn kernel_style_tests_answer_as_herd7_on_their_expansions() {
     let mut bad = Vec::new();
     for p in &pairs {
         let t = parse_file(&root().join(&p.file)).unwrap_or_else(|e| panic!("{}: {e}", p.file));
+        if let Some(why) = &p.known {
+            // Still out of our reach: say so, and notice when it no longer is.
+            eprintln!(
+                "KNOWN LIMIT: {} at --unroll {}: herd7 says {} {}/{}; ours: {why}",
+                p.file, p.unroll, p.observation, p.pos, p.neg
+            );
+            let opts = Options {
+                unroll: p.unroll,
+                ..Options::default()
+            };
+            let r = judge(&t, &lkmm.model, lkmm.macros.as_ref(), &opts);
+            assert!(
+                r.as_ref().is_err_and(|e| e.msg.contains("runs")),
+                "{}: now answered ({:?}): drop its `ours` field",
+                p.file,
+                r.map(|j| j.observation().to_string())
+            );
+            continue;
+        }
         let e = parse_file(&root().join(&p.expansion))
             .unwrap_or_else(|e| panic!("{}: {e}", p.expansion));
         bad.extend(disagreement(&p.file, p, &ours(&t, &lkmm, p.unroll)));
@@ -197,7 +220,10 @@ fn the_kernels_official_model_files_judge_the_new_primitives() {
     };
     let official = load_files(&req).unwrap().expect("a model file was named");
     let mut bad = Vec::new();
-    for p in pairs().iter().filter(|p| p.unroll == 2) {
+    for p in pairs()
+        .iter()
+        .filter(|p| p.unroll == 2 && p.known.is_none())
+    {
         let t = parse_file(&root().join(&p.file)).unwrap();
         bad.extend(disagreement(
             &format!("{} (official linux-kernel.cfg)", p.file),
