@@ -310,7 +310,8 @@ pub fn fault_atom(g: &str) -> Option<(u32, &str, Option<&str>)> {
 }
 
 /// How herd prints a fault atom in a final state: `Fault(P1:L0,x,MMU:Translation)`
-/// when the thread faulted (on `at`), `~Fault(P1:L0,x)` when not.
+/// when the thread faulted (on `at`), ` ~Fault(P1:L0,x)` when not (with herd's blank before
+/// it: herd7 prints `1:X0=0;  ~Fault(P1:L0,x);`).
 pub fn show_fault(g: &str, at: Option<&str>) -> String {
     let inner = g
         .strip_prefix("fault(")
@@ -318,7 +319,7 @@ pub fn show_fault(g: &str, at: Option<&str>) -> String {
         .unwrap_or(g);
     match (at, fault_atom(g)) {
         (Some(x), Some((p, l, _))) => format!("Fault(P{p}:{l},{x},MMU:Translation)"),
-        _ => format!("~Fault({inner})"),
+        _ => format!(" ~Fault({inner})"),
     }
 }
 
