@@ -79,7 +79,8 @@ impl std::ops::Deref for ModelRef<'_> {
 }
 
 /// The `-variant` tags a test declares in its `Variant=` line, which herd adds to the
-/// command line's for that test (only the tags herd knows).
+/// command line's for that test (only the tags herd knows), and those its `CacheType=`
+/// line sets.
 fn declared_variants(t: &Test) -> Vec<String> {
     let mut v: Vec<String> = t
         .info
@@ -89,6 +90,20 @@ fn declared_variants(t: &Test) -> Vec<String> {
         .map(|w| w.trim().to_string())
         .filter(|w| !w.is_empty() && model::herd_variant(w))
         .collect();
+    // `CacheType=DIC` (which implies IDC) or `IDC`: herd's variants `DIC` and `IDC`, which
+    // only a test's header sets (lib/cacheType.mll, herd/parseTest.ml).
+    for (_, ct) in t
+        .info
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("CacheType"))
+    {
+        let has = |w: &str| ct.split_whitespace().any(|x| x.eq_ignore_ascii_case(w));
+        if has("DIC") {
+            v.extend(["DIC".to_string(), "IDC".to_string()]);
+        } else if has("IDC") {
+            v.push("IDC".to_string());
+        }
+    }
     v.sort();
     v.dedup();
     v

@@ -49,9 +49,12 @@ impl Request {
             .collect()
     }
 
-    /// The first variant herd7 would refuse, if any.
+    /// The first variant herd7 would refuse, if any. `DIC` and `IDC` are herd's too, set
+    /// by a test's `CacheType=` line (never by `-variant`, which the front ends check).
     pub fn unknown_variant(&self) -> Option<String> {
-        self.variant_list().find(|v| !herd_variant(v))
+        self.variant_list().find(|v| {
+            !herd_variant(v) && !["dic", "idc"].contains(&v.to_ascii_lowercase().as_str())
+        })
     }
 
     fn has_files(&self) -> bool {

@@ -21,8 +21,8 @@ pub enum Builtin {
     Linearisations,
     DifferentValues,
     SameOa,
-    OaChanges,
     AtLeastOneWritable,
+    OaChanges,
     Tag2Events,
     Loc2Events,
     Fail,
@@ -38,8 +38,8 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("linearisations", Builtin::Linearisations),
     ("different-values", Builtin::DifferentValues),
     ("same-oa", Builtin::SameOa),
-    ("oa-changes", Builtin::OaChanges),
     ("at-least-one-writable", Builtin::AtLeastOneWritable),
+    ("oa-changes", Builtin::OaChanges),
     ("tag2events", Builtin::Tag2Events),
     ("loc2events", Builtin::Loc2Events),
     ("fail", Builtin::Fail),
@@ -183,10 +183,10 @@ const PREDEFINED_RELS: &[&str] = &[
     "same-low-order-bits",
     "instr",
     "inv-domain",
-    // herd's virtual-memory relations (its `-variant kvm`): entries to their pages, and
-    // entries with the same output address; empty without page-table events.
-    "PTEtoPA",
+    // herd's page-table relations (`kvm`): entries with the same output address, and newer
+    // herds' entry-to-physical-location relation.
     "alias",
+    "PTEtoPA",
     // herd 7.56's PTX fences, empty for every other architecture.
     "membar.cta",
     "membar.gl",
@@ -232,6 +232,11 @@ pub fn prim_rel<S: Stage>(n: usize, v: &Value<'_, S>) -> Result<Rc<Rel>, String>
         Value::Unv => Ok(Rc::new(Rel::cartesian(&Set::full(n), &Set::full(n)))),
         _ => Err("argument mismatch".into()),
     }
+}
+
+/// The output address of the page-table entry event `e` reads or writes, if any.
+fn oa_of<'p>(p: &'p Primitives, e: usize) -> Option<&'p str> {
+    p.events[e].tags.iter().find_map(|t| t.strip_prefix("oa:"))
 }
 
 fn pair_args<'m, S: Stage>(v: &Value<'m, S>) -> Result<(Value<'m, S>, Value<'m, S>), String> {
@@ -322,33 +327,49 @@ pub fn call<'m, S: Stage>(
                 r.pairs().filter(|&(a, b)| differ(a, b)),
             )))
         }
-        // herd compares the output addresses of page-table entries (and their writable
-        // bits); without page-table events (the engine makes none but under
-        // `Variant=vmsa`), no pair has one. herd 7.58 takes `(S, r)` to `oa-changes` and
-        // `at-least-one-writable` and gives the page-table stores of `S` whose one
-        // `r`-successor passes (`check_two`); newer herds take a relation to
-        // `at-least-one-writable` and give its pairs that pass.
-        Builtin::SameOa | Builtin::OaChanges | Builtin::AtLeastOneWritable => {
-            let pt = |e: usize| p.events[e].tags.iter().any(|t| t == "PTE");
-            let unsupported = || Err("page-table entries are not compared here".to_string());
-            match &arg {
-                Value::Tuple(t) if b != Builtin::SameOa && t.len() == 2 => {
-                    let ws = prim_set(n, &t[0])?;
-                    prim_rel(n, &t[1])?;
-                    let pt_store = |e: usize| p.events[e].kind == Kind::Write && pt(e);
-                    if ws.iter().any(pt_store) {
-                        return unsupported();
-                    }
-                    Ok(Value::set(Set::empty(n)))
+        // herd's page-table-entry functions (lib/interpreter.ml), on the entry each event
+        // reads or writes, which the semantics give as tags (`sem::vmsa::entry_tags`):
+        // `oa:X` its output address, `PTEW` when it is writable.
+        Builtin::SameOa => {
+            let r = prim_rel(n, &arg)?;
+            let same = |a: usize, b: usize| matches!((oa_of(p, a), oa_of(p, b)), (Some(x), Some(y)) if x == y);
+            Ok(Value::rel(Rel::from_pairs(
+                n,
+                r.pairs().filter(|&(a, b)| same(a, b)),
+            )))
+        }
+        Builtin::AtLeastOneWritable | Builtin::OaChanges => {
+            let writable = |e: usize| p.events[e].tags.iter().any(|t| t == "PTEW");
+            let pred = |w: usize, q: usize| match b {
+                Builtin::OaChanges => oa_of(p, w) != oa_of(p, q) || oa_of(p, w).is_none(),
+                _ => writable(w) || writable(q),
+            };
+            match (&arg, b) {
+                // herd 7.58: `f(S, r)`, the writes to entries in S with exactly one
+                // r-successor, which they satisfy `pred` with.
+                (Value::Tuple(_), _) => {
+                    let (s, r) = pair_args(&arg)?;
+                    let (s, r) = (prim_set(n, &s)?, prim_rel(n, &r)?);
+                    let is_pt_store = |w: usize| {
+                        p.events[w].kind == Kind::Write
+                            && p.events[w].tags.iter().any(|t| t == "PTE")
+                    };
+                    let keep = s.iter().filter(|&w| {
+                        let mut succs = r.succs(w);
+                        is_pt_store(w)
+                            && matches!((succs.next(), succs.next()), (Some(q), None) if pred(w, q))
+                    });
+                    Ok(Value::set(Set::from_iter(n, keep)))
                 }
-                _ if b == Builtin::OaChanges => Err("argument mismatch".into()),
-                _ => {
+                // Newer herds: `at-least-one-writable(r)`, the pairs of r one of which is.
+                (_, Builtin::AtLeastOneWritable) => {
                     let r = prim_rel(n, &arg)?;
-                    if r.pairs().any(|(a, b)| pt(a) && pt(b)) {
-                        return unsupported();
-                    }
-                    Ok(Value::rel(Rel::empty(n)))
+                    Ok(Value::rel(Rel::from_pairs(
+                        n,
+                        r.pairs().filter(|&(a, b)| pred(a, b)),
+                    )))
                 }
+                _ => Err("argument mismatch".into()),
             }
         }
         Builtin::Tag2Events => match arg {

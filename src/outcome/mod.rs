@@ -12,7 +12,7 @@ use crate::budget::Budget;
 use crate::cat::{CatError, CheckKind, Checker, Fatal, Model, Tuning, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
-use crate::litmus::ast::{LocRef, Quantifier, Test};
+use crate::litmus::ast::{Arch, LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
@@ -1017,13 +1017,14 @@ pub(crate) fn explain_with(
 }
 
 /// The locations shown in each final state: `locations [...]` and the condition's, with
-/// registers first (by thread, then name) and memory after, as herd lists them.
+/// registers first (by thread, then register in herd's order for the architecture) and
+/// memory after, as herd lists them.
 pub fn shown_locations(test: &Test) -> Vec<LocRef> {
-    let mut set: BTreeMap<(u8, u32, String), LocRef> = BTreeMap::new();
+    let mut set: BTreeMap<(u8, u32, u32, String), LocRef> = BTreeMap::new();
     let mut add = |l: &LocRef| {
         let key = match l {
-            LocRef::Reg { proc, reg } => (0, *proc, reg.clone()),
-            LocRef::Global(g) => (1, 0, g.clone()),
+            LocRef::Reg { proc, reg } => (0, *proc, reg_rank(test.arch, reg), reg.clone()),
+            LocRef::Global(g) => (1, 0, 0, g.clone()),
         };
         set.insert(key, l.clone());
     };
@@ -1032,4 +1033,65 @@ pub fn shown_locations(test: &Test) -> Vec<LocRef> {
     }
     crate::exec::program::prop_locs(&test.condition.prop, &mut add);
     set.into_values().collect()
+}
+
+/// Where herd's `reg_compare` puts a register among its architecture's: by number for
+/// AArch64 (`X7` before `X10`, the zero register first) and PPC (`r9` before `r10`), in
+/// the order of herd's register type for X86 (`EAX EBX ECX EDX ESI EDI ...`) and X86_64
+/// (`ax bx cx dx si di bp sp r8`..`r15`, whatever the width); C's registers and any other
+/// compare by name (rank 0 for all, then the name).
+fn reg_rank(arch: Arch, reg: &str) -> u32 {
+    const OTHER: u32 = 1000;
+    let num = |r: &str, prefixes: &[&str]| {
+        prefixes
+            .iter()
+            .find_map(|p| r.strip_prefix(p).and_then(|n| n.parse::<u32>().ok()))
+    };
+    match arch {
+        Arch::C => 0,
+        Arch::AArch64 => {
+            let up = reg.to_ascii_uppercase();
+            if matches!(up.as_str(), "XZR" | "WZR") {
+                0
+            } else {
+                num(&up, &["X", "W"]).map_or(OTHER, |n| n + 1)
+            }
+        }
+        Arch::PPC => num(&reg.to_ascii_lowercase(), &["r"]).unwrap_or(OTHER),
+        Arch::X86 => {
+            const REGS: [&str; 9] = [
+                "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "EIP",
+            ];
+            let up = reg.to_ascii_uppercase();
+            REGS.iter()
+                .position(|r| *r == up)
+                .map_or(OTHER, |k| k as u32)
+        }
+        Arch::X86_64 => {
+            let r = reg.trim_start_matches('%').to_ascii_lowercase();
+            const BASES: [&str; 8] = ["ax", "bx", "cx", "dx", "si", "di", "bp", "sp"];
+            if let Some(n) = r
+                .strip_prefix('r')
+                .map(|n| n.trim_end_matches(['d', 'w', 'b']))
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                return n;
+            }
+            let base = r
+                .trim_start_matches(['r', 'e'])
+                .trim_end_matches(['l', 'h']);
+            let base = match base {
+                "a" => "ax",
+                "b" => "bx",
+                "c" => "cx",
+                "d" => "dx",
+                "si" | "di" | "bp" | "sp" => base,
+                b => b,
+            };
+            BASES
+                .iter()
+                .position(|b| *b == base)
+                .map_or(OTHER, |k| k as u32)
+        }
+    }
 }
