@@ -26,6 +26,9 @@ pub struct Tuning {
     /// every branch (herd's `-optace`), a combination of runs whose registers already
     /// falsify the test's `filter`.
     pub early_rejects: bool,
+    /// Drop the coherence orders (and other choices of a `with`) that a later check must
+    /// reject before their branches run, reporting them as one failure (`cat::prune`).
+    pub prune_orders: bool,
     /// Prefixes of coherence orders tested at one `with` site before their worth is
     /// judged (`cat::prune`); 0: test every prefix, always.
     pub prefix_trial: u32,
@@ -45,6 +48,7 @@ impl Default for Tuning {
             cut_min: 256,
             symmetry: true,
             early_rejects: true,
+            prune_orders: true,
             prefix_trial: 128,
             shapes_kept: 4,
             bounded_branches: 64,
@@ -62,6 +66,7 @@ impl Tuning {
             cut_min: 0,
             symmetry: false,
             early_rejects: false,
+            prune_orders: false,
             ..Tuning::default()
         }
     }
@@ -75,6 +80,7 @@ impl Tuning {
             cut_min: 1,
             symmetry: true,
             early_rejects: true,
+            prune_orders: true,
             prefix_trial: 0,
             shapes_kept: 1,
             bounded_branches: 64,

@@ -177,6 +177,7 @@ impl<'m> Checker<'m> {
                     relations,
                     report,
                     pays: &self.pays,
+                    prune: self.tuning.prune_orders,
                     trial: self.tuning.prefix_trial,
                     budget,
                     stopped: None,

@@ -994,9 +994,14 @@ pub(crate) fn explain_with(
         return first;
     };
     let (mut same, mut other) = (None, None);
-    // The reference evaluator: it reports each coherence order's own failure, where a
-    // plan reports the orders it drops as one.
-    let checker = Checker::new(model, &Tuning::reference());
+    // Each coherence order's own failure, where pruning reports the orders it drops as
+    // one; from a plan even under `--reference` (an explanation, not the answer: the
+    // explaining model tries every coherence order, which the reference builds whole).
+    let tuning = Tuning {
+        prune_orders: false,
+        ..Tuning::default()
+    };
+    let checker = Checker::new(model, &tuning);
     let ran = checker.verdicts(&c.prims, c.shapes, true, &opts.budget, &mut |v: Verdict| {
         let Some(g) = &v.failed else { return true };
         let e = explain(c, &v, g, state);

@@ -462,6 +462,8 @@ pub struct Run<'a, 'e> {
     pub report: &'a mut dyn FnMut(Verdict) -> bool,
     /// How often testing prefixes of orders paid, by (site, elements left).
     pub pays: &'a Tally,
+    /// See `Tuning::prune_orders`.
+    pub prune: bool,
     /// See `Tuning::prefix_trial`.
     pub trial: u32,
     /// What the run may spend: polled at each branch.
@@ -589,8 +591,9 @@ fn orders(
     let events = run.events;
     r.eval(plan, o.base, events);
     let base = r.rel(o.base).clone();
-    let coherence = coherence(plan, r, o.guard, events);
+    let coherence = coherence(plan, r, o.guard.filter(|_| run.prune), events);
     let level = plan.nodes[o.var as usize].level;
+    let prune = run.prune;
     let (fs, failed) = {
         let below = PlanBelow {
             plan,
@@ -605,7 +608,7 @@ fn orders(
         };
         let mut pruner = Pruner::new(
             Box::new(move || coherence),
-            Box::new(move || Some(Box::new(below) as Box<dyn Below + '_>)),
+            Box::new(move || prune.then(|| Box::new(below) as Box<dyn Below + '_>)),
         );
         let fs = pruner.build(&o.classes, &base, run.budget);
         (fs, pruner.failure())
@@ -630,7 +633,7 @@ fn picks(
     flags: Vec<String>,
     run: &mut Run,
 ) -> bool {
-    let coherence = coherence(plan, r, p.guard, run.events);
+    let coherence = coherence(plan, r, p.guard.filter(|_| run.prune), run.events);
     let mut fs = p.factors.clone();
     let mut pruner = Pruner::new(Box::new(move || coherence), Box::new(|| None));
     pruner.prune(&mut fs);
