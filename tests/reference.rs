@@ -154,9 +154,14 @@ fn disagreement(model: &str) -> Option<String> {
     };
     for t in programs() {
         let reference = outcome(&t, &m, Options::default().reference());
+        let eager = Options {
+            tuning: Tuning::eager(),
+            ..Options::default()
+        };
         for (name, o) in [
             ("default", Options::default()),
             ("plans alone", alone.clone()),
+            ("every fast path forced", eager),
         ] {
             let fast = outcome(&t, &m, o);
             if let (Some(a), Some(b)) = (&fast, &reference)
@@ -291,7 +296,8 @@ let v2 = co
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// 256 generated models, each judged on 5 tests three ways.
+    /// 256 generated models, each judged on 5 tests four ways: by the reference evaluator, and
+    /// by default, with plans alone, and with every fast path forced on (`Tuning::eager`).
     #[test]
     fn generated_models_agree(m in model()) {
         if let Some(d) = disagreement(&m) {

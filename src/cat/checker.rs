@@ -31,6 +31,8 @@ pub struct Stats {
     /// Partial choices of `rf` bounded from below: tried, and found doomed.
     pub cuts_tried: u64,
     pub cuts_made: u64,
+    /// `with` steps that dropped choices before their branches ran (`prune`).
+    pub pruned: u64,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -43,6 +45,7 @@ impl std::ops::AddAssign for Stats {
         self.bounds_held += o.bounds_held;
         self.cuts_tried += o.cuts_tried;
         self.cuts_made += o.cuts_made;
+        self.pruned += o.pruned;
     }
 }
 
@@ -107,36 +110,11 @@ impl<'m> Checker<'m> {
         };
         let plan = match plan {
             Ok(plan) => {
-                if std::env::var_os("LITMUS_PLAN").is_some() {
-                    for (i, n) in plan.nodes.iter().enumerate() {
-                        eprintln!(
-                            "n{i} {:?} set={} lvl={} deps={}",
-                            n.op, n.set, n.level, n.deps
-                        );
-                    }
-                    for (i, s) in plan.steps.iter().enumerate() {
-                        match s {
-                            super::plan::Step::Test { test, node, ty, .. } => eprintln!(
-                                "s{i} Test {} {:?} n{node} {:?}",
-                                test.text, test.kind, ty
-                            ),
-                            s => eprintln!("s{i} {:?}", std::mem::discriminant(s)),
-                        }
-                    }
-                }
                 self.count(|s| s.plans += 1);
                 Ok(plan)
             }
             Err(Stop::Error(e)) => Err(Some(*e)),
-            Err(Stop::GiveUp(pos, what)) => {
-                if std::env::var_os("LITMUS_WHY").is_some() {
-                    eprintln!(
-                        "WHY {}:{}:{} {what}",
-                        self.model.file_name(pos.file),
-                        pos.line,
-                        pos.col
-                    );
-                }
+            Err(Stop::GiveUp(..)) => {
                 self.count(|s| s.given_up += 1);
                 Err(None)
             }
@@ -181,8 +159,11 @@ impl<'m> Checker<'m> {
                     trial: self.tuning.prefix_trial,
                     budget,
                     stopped: None,
+                    pruned: 0,
                 };
-                replay::judge(plan, r, p, run)
+                let (res, pruned) = replay::judge(plan, r, p, run);
+                self.count(|s| s.pruned += pruned);
+                res
             }
             Err(Some(e)) => Err(e.clone()),
             Err(None) => {

@@ -3,6 +3,19 @@
 //! The engine hands each candidate over as [`Primitives`] (herd's predefined sets and
 //! relations); the model reports one [`Verdict`] per branch of its `with ... from`
 //! choices (one branch when it has none).
+//!
+//! Three layers, each depending only on those above it:
+//! - the language: `ast`, `lex`, `parse`, `config` (herd's `.cfg`), `library` (the shipped
+//!   files), `value` (what expressions evaluate to), `ops` (what the operators mean),
+//!   `builtins` (herd's primitives), and the loaded [`Model`] here;
+//! - [`reference`]: herd's semantics read directly, on one candidate — what a model
+//!   *means*;
+//! - the fast path, [`plan`]: the model compiled once per shape of thread runs and run
+//!   natively for each candidate, from above for subtrees and from below for partial
+//!   choices of `rf` (with `prune` and `native` for coherence orders).
+//!
+//! [`Checker`] is where the engine meets them: it keeps a plan per shape and falls back on
+//! the reference evaluator where a model does not compile.
 
 mod ast;
 mod builtins;

@@ -470,18 +470,27 @@ pub struct Run<'a, 'e> {
     pub budget: &'a Budget,
     /// Why the run stopped, if it did: the budget ran out, or the model met an error.
     pub stopped: Option<CatError>,
+    /// `with` steps that dropped choices before their branches ran.
+    pub pruned: u64,
 }
 
 /// Every verdict of the candidate `p`, one of those `plan` was made for, to the run's
-/// report; `Err` when the budget ran out or the model met an error.
-pub fn judge(plan: &Plan, r: &mut Replay, p: &Primitives, mut run: Run) -> Result<(), CatError> {
+/// report; `Err` when the budget ran out or the model met an error. With how many `with`
+/// steps dropped choices.
+pub fn judge(
+    plan: &Plan,
+    r: &mut Replay,
+    p: &Primitives,
+    mut run: Run,
+) -> (Result<(), CatError>, u64) {
     r.start(plan, p, run.budget);
     walk(plan, r, 0, Vec::new(), &mut run);
     let exhausted = r.exhausted.take().map(|x| fatal_error(Fatal::Exhausted(x)));
-    match run.stopped.or(exhausted) {
+    let res = match run.stopped.or(exhausted) {
         Some(e) => Err(e),
         None => Ok(()),
-    }
+    };
+    (res, run.pruned)
 }
 
 impl Run<'_, '_> {
@@ -657,10 +666,11 @@ fn branches(
     flags: Vec<String>,
     run: &mut Run,
 ) -> bool {
-    if let Some(f) = failed
-        && !report(plan, r, Some(f), flags.clone(), rels, run)
-    {
-        return false;
+    if let Some(f) = failed {
+        run.pruned += 1;
+        if !report(plan, r, Some(f), flags.clone(), rels, run) {
+            return false;
+        }
     }
     for_each_pick(fs, |pick| {
         if let Err(x) = run.budget.check() {
