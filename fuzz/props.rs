@@ -120,8 +120,7 @@ fn answer(j: &Judgement) -> impl PartialEq + std::fmt::Debug + '_ {
 /// Every fast path on, at the smallest size it applies to.
 fn forced_options() -> Options {
     Options {
-        bound_min: 1,
-        cut_min: 1,
+        tuning: litmus::tuning::Tuning::eager(),
         ..Options::default()
     }
 }

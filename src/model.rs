@@ -49,9 +49,12 @@ impl Request {
             .collect()
     }
 
-    /// The first variant herd7 would refuse, if any.
+    /// The first variant herd7 would refuse, if any. `DIC` and `IDC` are herd's too, set
+    /// by a test's `CacheType=` line (never by `-variant`, which the front ends check).
     pub fn unknown_variant(&self) -> Option<String> {
-        self.variant_list().find(|v| !herd_variant(v))
+        self.variant_list().find(|v| {
+            !herd_variant(v) && !["dic", "idc"].contains(&v.to_ascii_lowercase().as_str())
+        })
     }
 
     fn has_files(&self) -> bool {
@@ -181,9 +184,29 @@ pub struct Loaded {
     /// The architecture a model file's title names (`PPC` in `ppc.cat`'s first line), as
     /// herd spells it: herd refuses tests of any other (its `-archcheck`).
     pub model_arch: Option<String>,
+    /// The same model with the variant `explain`, loaded when first needed (see
+    /// [`crate::outcome::Explainer`]).
+    explainer: Option<crate::outcome::Explainer>,
+}
+
+/// The variant our shipped models test to explain rather than judge fast (see
+/// [`crate::outcome::Explainer`]); never set when judging, and not one of herd's.
+pub const EXPLAIN_VARIANT: &str = "explain";
+
+/// The model of `opts` with the variant [`EXPLAIN_VARIANT`] too, to load when needed.
+fn explaining(opts: &ModelOptions) -> Option<crate::outcome::Explainer> {
+    let mut o = opts.clone();
+    o.variants.push(EXPLAIN_VARIANT.to_string());
+    Some(crate::outcome::Explainer::new(o))
 }
 
 impl Loaded {
+    /// The same model with the variant `explain` (loaded only when an explanation needs
+    /// it), to explain one rejected execution with.
+    pub fn explainer(&self) -> Option<crate::outcome::Explainer> {
+        self.explainer.clone()
+    }
+
     /// Whether this model speaks the test's language; the error says which it speaks.
     pub fn covers(&self, t: &crate::litmus::ast::Test) -> Result<(), String> {
         match &self.arches {
@@ -372,6 +395,7 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, LoadError> {
         cat_named_at: None,
     };
     let model = Model::load(&opts).map_err(LoadError::Cat)?;
+    let explainer = explaining(&opts);
     // C tests expand kernel calls through our own macro file, as herd's linux-kernel.def.
     let (macros, def) = match (&a.macros, s.arches.contains(&Arch::C)) {
         (Some(p), _) => {
@@ -393,6 +417,7 @@ pub fn load_shipped(name: &str, a: &Request) -> Result<Loaded, LoadError> {
         files,
         request: None,
         model_arch: None,
+        explainer,
     })
 }
 
@@ -513,6 +538,7 @@ pub fn load_files(a: &Request) -> Result<Option<Loaded>, LoadError> {
         files,
         request: Some(a.clone()),
         model_arch,
+        explainer: explaining(&opts),
     }))
 }
 

@@ -125,9 +125,13 @@ fn line_col(text: &[u8]) -> (u32, u32) {
 pub struct Walk {
     /// Files as given, then each folder's `*.{ext}` files, sorted, each real file once.
     pub files: Vec<PathBuf>,
-    /// Paths that could not be read, or folders with no such file, with why: each a
-    /// diagnostic ready to print (`PATH: error: WHY`).
+    /// Paths that could not be read, or folders with no such file when no path gave
+    /// any, with why: each a diagnostic ready to print (`PATH: error: WHY`).
     pub problems: Vec<String>,
+    /// Folders with no such file when other paths gave some: likely a mistake (a wrong
+    /// folder, a misspelt name) but no reason to stop the batch; each a diagnostic ready
+    /// to print (`PATH: warning: WHY`).
+    pub warnings: Vec<String>,
 }
 
 /// Expands `paths`: a file is kept as given; a folder is searched, recursively, for
@@ -137,23 +141,21 @@ pub fn walk(paths: &[PathBuf], ext: &str) -> Walk {
     let mut w = Walk::default();
     let mut seen_dirs = BTreeSet::new();
     let mut seen_files = BTreeSet::new();
+    let mut empty = Vec::new();
     for p in paths {
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {
-                let before = w.files.len();
                 let mut found = Vec::new();
-                walk_dir(p, ext, &mut seen_dirs, &mut found, &mut w.problems);
+                let walked = walk_dir(p, ext, &mut seen_dirs, &mut found, &mut w.problems);
+                // (A folder walked before through another path is no empty folder.)
+                if walked && found.is_empty() {
+                    empty.push(p);
+                }
                 found.sort();
                 for f in found {
                     if seen_files.insert(real(&f)) {
                         w.files.push(f);
                     }
-                }
-                if w.files.len() == before {
-                    w.problems.push(format!(
-                        "{}: error: no *.{ext} files in this folder",
-                        p.display()
-                    ));
                 }
             }
             // Files as given, even when not regular: reading them says why not.
@@ -164,6 +166,18 @@ pub fn walk(paths: &[PathBuf], ext: &str) -> Walk {
             }
             Err(e) => w.problems.push(format!("{}: error: {e}", p.display())),
         }
+    }
+    // With nothing to check at all, an empty folder is the error; beside other tests,
+    // a warning.
+    let (what, into) = match w.files.is_empty() {
+        true => ("error", &mut w.problems),
+        false => ("warning", &mut w.warnings),
+    };
+    for p in empty {
+        into.push(format!(
+            "{}: {what}: no *.{ext} files in this folder (no tests to check)",
+            p.display()
+        ));
     }
     w
 }
@@ -178,26 +192,29 @@ fn walk_dir(
     seen: &mut BTreeSet<PathBuf>,
     out: &mut Vec<PathBuf>,
     problems: &mut Vec<String>,
-) {
+) -> bool {
     if !seen.insert(real(dir)) {
-        return;
+        return false;
     }
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) => {
             problems.push(format!("{}: error: {e}", dir.display()));
-            return;
+            return false;
         }
     };
     for e in rd.flatten() {
         let p = e.path();
         match std::fs::metadata(&p) {
-            Ok(m) if m.is_dir() => walk_dir(&p, ext, seen, out, problems),
+            Ok(m) if m.is_dir() => {
+                walk_dir(&p, ext, seen, out, problems);
+            }
             Ok(m) if m.is_file() && p.extension().is_some_and(|x| x == ext) => out.push(p),
             // Dangling links and other kinds of file are not tests.
             _ => {}
         }
     }
+    true
 }
 
 #[cfg(test)]
@@ -253,6 +270,30 @@ mod tests {
         let w = walk(std::slice::from_ref(&d), "litmus");
         assert!(w.files.is_empty());
         assert_eq!(w.problems.len(), 1);
+        assert!(
+            w.problems[0].contains(": error: no *.litmus files"),
+            "{w:?}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn an_empty_folder_beside_tests_is_a_warning() {
+        let d = scratch("empty-beside");
+        std::fs::create_dir_all(d.join("none")).unwrap();
+        std::fs::write(d.join("a.litmus"), "C a").unwrap();
+        let paths = [d.join("a.litmus"), d.join("none")];
+        let w = walk(&paths, "litmus");
+        assert_eq!(w.files.len(), 1, "{w:?}");
+        assert!(w.problems.is_empty(), "{w:?}");
+        assert_eq!(w.warnings.len(), 1, "{w:?}");
+        assert!(
+            w.warnings[0].contains("none: warning: no *.litmus files"),
+            "{w:?}"
+        );
+        // A folder walked twice is not empty the second time.
+        let w = walk(&[d.clone(), d.clone()], "litmus");
+        assert!(w.problems.is_empty() && w.warnings.is_empty(), "{w:?}");
         let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -8,13 +8,17 @@ use common::{answer, judged_with_options, lock_emulation, shipped, suite};
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::Loaded;
 use litmus::outcome::{Judgement, Options};
+use litmus::tuning::Tuning;
 
 fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
     judged_with_options(
         t,
         m,
         Options {
-            bound_min,
+            tuning: Tuning {
+                bound_min,
+                ..Tuning::default()
+            },
             ..Options::default()
         },
     )
@@ -67,7 +71,7 @@ fn rcu_rings_are_judged_by_subtrees_with_the_same_answers() {
     let m = shipped("lkmm");
     for kinds in ["GRGRGRGRGR", "GGRRRRRGGG", "GGGGGGGGGG", "RRRRRRRRRG"] {
         let t = parse(&ring(kinds)).unwrap();
-        let by_bound = judged(&t, &m, Options::default().bound_min);
+        let by_bound = judged(&t, &m, Tuning::default().bound_min);
         let one_by_one = judged(&t, &m, 0);
         assert_eq!(answer(&by_bound), answer(&one_by_one), "{kinds}");
         // Most of the ring's candidates are consistent: subtrees of them are bounded.
@@ -86,13 +90,13 @@ fn a_ring_the_model_forbids_keeps_its_explanation_and_witness() {
     // forbidden: the forbidding candidate is judged on its own, and explained.
     let m = shipped("lkmm");
     let t = parse(&ring("GRGRGRGRGR")).unwrap();
-    let j = judged(&t, &m, Options::default().bound_min);
+    let j = judged(&t, &m, Tuning::default().bound_min);
     assert_eq!(j.sat, 0);
     let why = j.forbidden_by.expect("a forbidden execution is explained");
     assert_eq!(why.check, "rcu");
     // With fewer grace periods the outcome is allowed, and the witness is a full graph.
     let t = parse(&ring("GRRRRRRRRR")).unwrap();
-    let j = judged(&t, &m, Options::default().bound_min);
+    let j = judged(&t, &m, Tuning::default().bound_min);
     assert!(j.sat > 0);
     let full = judged(&t, &m, 0);
     assert_eq!(format!("{:?}", j.witness), format!("{:?}", full.witness));
@@ -126,8 +130,11 @@ fn judged_with(t: &Test, m: &Loaded, cut_min: usize) -> Judgement {
         t,
         m,
         Options {
-            bound_min: 0,
-            cut_min,
+            tuning: Tuning {
+                bound_min: 0,
+                cut_min,
+                ..Tuning::default()
+            },
             ..Options::default()
         },
     )

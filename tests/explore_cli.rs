@@ -66,3 +66,60 @@ fn a_test_over_its_budget_is_undetermined_in_the_explorer() {
         "{screen}"
     );
 }
+
+#[test]
+fn the_explorer_shows_progress_and_reaches_a_satisfying_execution_past_its_cap() {
+    let dir = std::env::temp_dir().join(format!("litmus-explore-far-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Eleven reads of x in a row against three writes of 1: each read takes the initial
+    // value or one of three writes, 4^11 = 4,194,304 candidates. The condition (ten 1s,
+    // then a 0) goes back in coherence: forbidden, and the first candidate reaching it
+    // comes about four million candidates in, far past the 5,000 the list keeps.
+    let reads: String = (0..11)
+        .map(|i| format!("  r{i} = READ_ONCE(*x);\n"))
+        .collect();
+    let regs: Vec<String> = (0..11).map(|i| format!("r{i}")).collect();
+    let cond: Vec<String> = (0..11)
+        .map(|i| format!("3:r{i}={}", u8::from(i < 10)))
+        .collect();
+    let mut t = String::from("C many-reads\n{}\n");
+    for p in 0..3 {
+        t += &format!("P{p}(int *x) {{ WRITE_ONCE(*x, 1); }}\n");
+    }
+    t += &format!("P3(int *x) {{\n  int {};\n{reads}}}\n", regs.join(", "));
+    t += &format!("exists ({})\n", cond.join(" /\\ "));
+    std::fs::write(dir.join("many.litmus"), t).unwrap();
+    let cmd = format!(
+        "cd {} && {} explore many.litmus; echo EXIT=$?; sleep 60",
+        dir.display(),
+        env!("CARGO_BIN_EXE_litmus")
+    );
+    let Some(term) = common::terminal::Terminal::start(&dir, "explore-far", &cmd) else {
+        return;
+    };
+    // The judge's answer and its reason come first, while the listing goes on, counting
+    // the candidates it visits past the cap.
+    let searching = term.wait_for("satisfies the condition; looking further:", 1);
+    assert!(
+        searching.contains("Observation many-reads Never 0"),
+        "{searching}"
+    );
+    assert!(searching.contains("rejected by coherence"), "{searching}");
+    assert!(searching.contains("Cycle of coherence"), "{searching}");
+    let done = term.wait_for("the first satisfying the condition lies", 1);
+    assert!(
+        done.contains("5002 executions"),
+        "the 5,000 listed, the judge's and the one found:\n{done}"
+    );
+    // That one, in the list of satisfying executions: its own rejection, by the same check.
+    term.keys(&["s", "G"]);
+    let found = term.wait_for("Execution 5002 (candidate ", 1);
+    assert!(found.contains("rejected by coherence"), "{found}");
+    assert!(found.contains("satisfies the condition"), "{found}");
+    term.keys(&["q"]);
+    let end = term.wait_for("EXIT=", 1);
+    drop(term);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(end.contains("EXIT=0"), "{end}");
+}

@@ -72,3 +72,72 @@ fn check_inputs_hold() {
         props::check_test(std::str::from_utf8(data).expect("a saved test is text"))
     });
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 64,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// 64 small litmus tests per run, generated as the fuzz target generates them (2–4
+    /// threads of up to 4 operations, in C, X86, AArch64 or PPC) from bytes proptest
+    /// draws and shrinks: under every shipped model of their architecture, every fast
+    /// path forced on gives the reference's answer (the `check` target's property).
+    #[test]
+    fn generated_tests_agree_with_the_reference(
+        data in proptest::collection::vec(proptest::prelude::any::<u8>(), 16..512)
+    ) {
+        if let Some(test) = generate::decode(&data) {
+            props::check_test(&test);
+        }
+    }
+}
+
+/// How we know the generated tests exercise every fast path: the saved inputs of the
+/// `check` target, judged with every fast path forced on (`Tuning::eager`), make plans,
+/// bound subtrees from above, cut partial choices of `rf` from below, drop coherence
+/// orders before their branches, and use symmetries (the counters of `Judgement`).
+#[test]
+fn every_fast_path_is_taken_on_the_generated_tests() {
+    use litmus::model::{self, Request};
+    use litmus::outcome::{Options, judge};
+    let models: Vec<_> = model::all_names()
+        .into_iter()
+        .map(|n| model::load_shipped(n, &Request::default()).expect("a shipped model loads"))
+        .collect();
+    let opts = Options {
+        tuning: litmus::tuning::Tuning::eager(),
+        budget: litmus::budget::Budget::new(Some(std::time::Duration::from_secs(2)), None),
+        ..Options::default()
+    };
+    let (mut stats, mut bounded, mut left_out, mut symmetric) =
+        (litmus::cat::Stats::default(), 0, 0, 0);
+    for f in files("corpus", "check") {
+        let Some(src) = generate::decode(&std::fs::read(&f).unwrap()) else {
+            continue;
+        };
+        let t = litmus::litmus::parse(&src).expect("a generated test parses");
+        for m in models
+            .iter()
+            .filter(|m| m.arches.as_ref().is_some_and(|a| a.contains(&t.arch)))
+        {
+            let Ok(j) = judge(&t, &m.model, m.macros.as_ref(), &opts) else {
+                continue;
+            };
+            stats += j.plans;
+            bounded += j.bounded;
+            left_out += j.left_out;
+            symmetric += (j.symmetries > 1) as usize;
+        }
+    }
+    println!("{stats:?}, {bounded} candidates bounded, {left_out} left out, {symmetric} symmetric");
+    assert!(stats.plans > 0 && stats.planned > 0, "{stats:?}");
+    assert!(stats.bounds_held > 0 && bounded > 0, "{stats:?}");
+    assert!(stats.cuts_made > 0 && left_out > 0, "{stats:?}");
+    assert!(stats.pruned > 0, "{stats:?}");
+    assert!(symmetric > 0, "no generated test had a symmetry");
+    assert_eq!(
+        stats.given_up, 0,
+        "a shipped model did not compile: {stats:?}"
+    );
+}

@@ -710,3 +710,601 @@ fn variants_a_test_declares_reach_herds_model_files() {
     );
     assert!(text(&given.stdout).contains("Flag telechat-on"));
 }
+
+// herd7's `Hash=` line, and its order of registers in final states: logs that tools such
+// as mcompare7 compare line by line are the same as herd7's but for `Time`.
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The value of the `Hash=` line that follows the `Time` line.
+fn hash_line(o: &Output) -> String {
+    let out = text(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    let t = lines
+        .iter()
+        .position(|l| l.starts_with("Time "))
+        .unwrap_or_else(|| panic!("no Time line: {out}{}", text(&o.stderr)));
+    lines
+        .get(t + 1)
+        .and_then(|l| l.strip_prefix("Hash="))
+        .unwrap_or_else(|| panic!("no Hash= after Time: {out}"))
+        .to_string()
+}
+
+#[test]
+fn herd7s_hash_line_is_printed_as_herd7_prints_it() {
+    // herd7 7.58's hashes of these tests (its mshowhashes7 gives the same).
+    let cases = [
+        (
+            "C/MP+wmb+rmb",
+            "classic",
+            "d40203e2f128ffe7892de49382b22e96",
+        ),
+        ("X86/SB", "classic", "edd4722437d708675ed921e7607e77f0"),
+        // X86_64, with `lock` prefixes.
+        (
+            "X86/SB+lock-cmpxchgs",
+            "primitives",
+            "a8160b500b3257ff580634c51d332c50",
+        ),
+        (
+            "AArch64/MP+dmb.ish+addr",
+            "classic",
+            "144208262fd26cd049b905fc80585778",
+        ),
+        // Labels and branches (renamed L00, L01, ... in the digest).
+        (
+            "AArch64/spinlock-mutex+ldaxr-stxr",
+            "locks",
+            "40546b9d5da5f98f02308c20ecf65cd3",
+        ),
+        (
+            "PPC/MP+lwsync+addr",
+            "classic",
+            "bd80d6f10d992b70af471096e9b57002",
+        ),
+        (
+            "PPC/spinlock-mutex",
+            "locks",
+            "e5c6e5dcdffd3974841e5e21fa2aeace",
+        ),
+    ];
+    for (name, suite, want) in cases {
+        let f = root().join(format!("litmus/{suite}/{name}.litmus"));
+        let o = herd(&root(), &[f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", text(&o.stderr));
+        assert_eq!(hash_line(&o), want, "{name}");
+    }
+    // A test whose header gives its hash keeps it, once.
+    let d = scratch("given-hash");
+    write(
+        &d,
+        "SB.litmus",
+        &SB_X86.replace("{ x=0;", "Hash=0123456789abcdef\n{ x=0;"),
+    );
+    let o = herd(&d, &["SB.litmus"]);
+    assert_eq!(hash_line(&o), "0123456789abcdef");
+    assert_eq!(text(&o.stdout).matches("Hash=").count(), 1);
+    // The same test met twice (the same hash, whatever the spacing of its code) is judged
+    // once, as herd does; with other code, herd refuses it.
+    let d = scratch("same-hash");
+    write(&d, "SB.litmus", SB_X86);
+    write(
+        &d,
+        "again/SB.litmus",
+        &SB_X86.replace("MOV EAX,[y]", "MOV EAX , [y]"),
+    );
+    write(
+        &d,
+        "other/SB.litmus",
+        &SB_X86.replace("MOV EAX,[y]", "MOV EBX,[y]"),
+    );
+    let o = herd(&d, &["SB.litmus", "again/SB.litmus"]);
+    assert_eq!(text(&o.stdout).matches("Observation ").count(), 1);
+    assert_eq!(text(&o.stderr), "");
+    let o = herd(&d, &["SB.litmus", "other/SB.litmus"]);
+    assert!(
+        text(&o.stderr).contains("Different hashes for test SB"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// herd's own `mshowhashes7`, when present (`$HERDTOOLS_BIN`, else `/work/herd/bin`).
+fn mshowhashes() -> Option<PathBuf> {
+    let dir = std::env::var_os("HERDTOOLS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/herd/bin"));
+    let p = dir.join("mshowhashes7");
+    p.is_file().then_some(p)
+}
+
+#[test]
+fn hashes_are_mshowhashes7s_on_the_corpus() {
+    let corpus = ["../shared/corpus", "../../shared/corpus"]
+        .map(|c| root().join(c))
+        .into_iter()
+        .find(|c| c.is_dir());
+    let (Some(tool), Some(corpus)) = (mshowhashes(), corpus) else {
+        eprintln!(
+            "SKIPPED: needs herd's mshowhashes7 ($HERDTOOLS_BIN or /work/herd/bin) and \
+             ../shared/corpus; the hashes were not compared with herd's on the corpus"
+        );
+        return;
+    };
+    // Every 25th test of every source: all five architectures, labels, symbolic registers,
+    // page-table entries; one mshowhashes7 run per test (it stops at a file it refuses).
+    let mut files = Vec::new();
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        let mut es: Vec<_> = std::fs::read_dir(d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        es.sort();
+        for p in es {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "litmus") {
+                out.push(p);
+            }
+        }
+    }
+    walk(&corpus, &mut files);
+    let (mut same, mut bad) = (0, Vec::new());
+    for f in files.iter().step_by(25) {
+        let o = Command::new(&tool).arg(f).output().unwrap();
+        let Some(theirs) = text(&o.stdout).split_whitespace().nth(1).map(String::from) else {
+            continue;
+        };
+        let src = litmus::litmus::read_source(f).unwrap();
+        let Ok(t) = litmus::litmus::parse(&src) else {
+            continue;
+        };
+        if litmus::litmus::hash::herd_hash(&src, &t) == theirs {
+            same += 1;
+        } else {
+            bad.push(f.display().to_string());
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "hashes differ from mshowhashes7's: {bad:#?}"
+    );
+    assert!(same >= 200, "only {same} tests compared");
+}
+
+#[test]
+fn final_states_list_registers_in_herds_order() {
+    let d = scratch("reg-order");
+    // AArch64 and PPC registers by number (X7 before X10), X86's in herd's order
+    // (EAX EBX ECX EDX ESI EDI), C's by name.
+    write(
+        &d,
+        "A.litmus",
+        "AArch64 A\n{ 0:X1=x; }\n P0 ;\n LDR W10,[X1] ;\n LDR W7,[X1] ;\n\
+         exists (0:X10=0 /\\ 0:X7=0)\n",
+    );
+    write(
+        &d,
+        "P.litmus",
+        "PPC P\n{ 0:r1=x; }\n P0 ;\n lwz r10,0(r1) ;\n lwz r9,0(r1) ;\n\
+         exists (0:r10=0 /\\ 0:r9=0)\n",
+    );
+    write(
+        &d,
+        "X.litmus",
+        "X86 X\n{ }\n P0 ;\n MOV EDI,[x] ;\n MOV EDX,[x] ;\nexists (0:EDI=0 /\\ 0:EDX=0)\n",
+    );
+    write(
+        &d,
+        "C.litmus",
+        "C C\n{}\nP0(int *x) { int r10; int r9; r10 = READ_ONCE(*x); r9 = READ_ONCE(*x); }\n\
+         exists (0:r9=0 /\\ 0:r10=0)\n",
+    );
+    for (f, state) in [
+        ("A.litmus", "0:X7=0; 0:X10=0;"),
+        ("P.litmus", "0:r9=0; 0:r10=0;"),
+        ("X.litmus", "0:EDX=0; 0:EDI=0;"),
+        ("C.litmus", "0:r10=0; 0:r9=0;"),
+    ] {
+        let o = herd(&d, &[f]);
+        assert!(
+            text(&o.stdout).lines().any(|l| l == state),
+            "{f}: {}{}",
+            text(&o.stdout),
+            text(&o.stderr)
+        );
+    }
+}
+
+// Virtual memory (`Variant=vmsa`) and instruction fetch (`CacheType=`) under herd's own
+// model files.
+
+/// An AArch64 test in the shape of herd's readers-guide `coRR-pte9-mod`: P0 breaks x's
+/// entry, invalidates the TLB and remaps x to y; can P1 read x through the new entry and
+/// then, without a fault, through the old one?
+const PTE_CORR: &str = "AArch64 pte-coRR\nVariant=vmsa\n{\n [PTE(x)]=(oa:PA(x), valid:1);\n \
+[y]=1;\n 0:X1=x; pteval_t 0:X0=(valid:0); 0:X3=PTE(x); pteval_t 0:X4=(oa:PA(y), valid:1);\n \
+1:X1=x;\n}\n P0 | P1 ;\n STR X0,[X3] | L1: LDR W2,[X1] ;\n DSB ISH | L0: LDR W4,[X1] ;\n \
+LSR X9,X1,#12 | ;\n TLBI VAAE1IS,X9 | ;\n DSB ISH | ;\n STR X4,[X3] | ;\n\
+exists (1:X2=1 /\\ 1:X4=0 /\\ not (fault(P1:L0,x)))\n";
+
+#[test]
+fn herds_page_table_sets_and_relations_exist_with_herds_meaning() {
+    let d = scratch("vmsa-prims");
+    write(&d, "T.litmus", PTE_CORR);
+    // Each of herd's vmsa names, non-empty on this test.
+    write(
+        &d,
+        "v.cat",
+        "AArch64 v\n\
+         flag ~empty (inv-domain & (TLBI * (PTE & Imp & R))) as inv-domain-tlbi-entry-read\n\
+         flag ~empty (inv-domain & ((PTE & W) * TLBI)) as inv-domain-write-tlbi\n\
+         flag ~empty (PTE & Exp & W) as explicit-entry-writes\n\
+         flag ~empty (PTEV & IW) as valid-initial-entry\n\
+         flag ~empty (PTEINV & Exp & W) as invalidating-write\n\
+         flag ~empty same-oa(PTE * PTE) as same-oa\n\
+         flag ~empty alias as alias\n\
+         flag ~empty oa-changes(PTE, (PTE * PTE) \\ id) as oa-changes\n\
+         flag ~empty at-least-one-writable(PTE * PTE) as writable\n\
+         flag ~empty (same-low-order-bits & (M * M)) as same-low-order-bits\n",
+    );
+    let o = herd(&d, &["-model", "v.cat", "T.litmus"]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    for f in [
+        "inv-domain-tlbi-entry-read",
+        "inv-domain-write-tlbi",
+        "explicit-entry-writes",
+        "valid-initial-entry",
+        "invalidating-write",
+        "same-oa",
+        "alias",
+        "writable",
+        "same-low-order-bits",
+    ] {
+        assert!(out.contains(&format!("Flag {f}\n")), "{f}: {out}");
+    }
+}
+
+#[test]
+fn herds_aarch64_cat_judges_virtual_memory_and_cache_type_tests() {
+    let libs = herd_libdirs();
+    let Some(lib) = libs.iter().find(|l| l.ends_with("libdir-7.58")) else {
+        eprintln!("SKIPPED: no herd 7.58 library folder; herd's aarch64.cat not run on vmsa tests");
+        return;
+    };
+    let d = scratch("vmsa-herd");
+    write(&d, "T.litmus", PTE_CORR);
+    // herd7 7.58: Never 0 8 (the TLBI orders the reads; our own armv8 says the same).
+    let o = herd(
+        &d,
+        &[
+            "-set-libdir",
+            lib.to_str().unwrap(),
+            "-model",
+            "aarch64.cat",
+            "T.litmus",
+        ],
+    );
+    assert_eq!(text(&o.stderr), "");
+    assert_eq!(observation(&o), "Observation pte-coRR Never 0 8");
+    // CacheType=DIC sets herd's DIC and IDC variants: herd7 7.58 says Never 0 3.
+    write(
+        &d,
+        "D.litmus",
+        "AArch64 dic\nVariant=ifetch\nCacheType=DIC\n{\n ins_t 0:X0=NOP; 0:X1=1:Lself00; \
+         0:X2=1:Lself01;\n 1:X1=1:Lself00;\n}\n P0 | P1 ;\n STR W0,[X1] | Lself01: ;\n \
+         DMB ST | B Lself00 ;\n STR W0,[X2] | MOV W10,#1 ;\n | Lself00: ;\n | B L01 ;\n \
+         | MOV W11,#1 ;\n | L01: ;\n\nexists (1:X10=1 /\\ 1:X11=0)\n",
+    );
+    let o = herd(
+        &d,
+        &[
+            "-set-libdir",
+            lib.to_str().unwrap(),
+            "-model",
+            "aarch64.cat",
+            "D.litmus",
+        ],
+    );
+    assert_eq!(
+        observation(&o),
+        "Observation dic Never 0 3",
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+// The rest of the kernel's scripts: checktheselitmus.sh, judgelitmus.sh directly, and the
+// *litmushist.sh family (which needs herd's mselect7).
+
+fn kernel_tests(k: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(k.join("litmus-tests"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .map(|p| format!("litmus-tests/{}", p.file_name().unwrap().to_str().unwrap()))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn checktheselitmus_verifies_every_kernel_test_with_litmus_as_herd7() {
+    let Some((k, b)) = kernel_copy("checkthese") else {
+        return;
+    };
+    let tests = kernel_tests(&k);
+    assert_eq!(tests.len(), 35, "{tests:?}");
+    // The script's usage: `checktheselitmus.sh [ options ] -- test...`.
+    let mut args = vec!["scripts/checktheselitmus.sh", "--"];
+    args.extend(tests.iter().map(String::as_str));
+    let o = script(&k, &b, &args);
+    let out = text(&o.stdout) + &text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("All litmus tests verified as was expected."),
+        "{out}"
+    );
+    assert_eq!(out.matches("Observation ").count(), 35, "{out}");
+    // One test whose Result: is wrong: the script says so and exits 1.
+    let t = std::fs::read_to_string(k.join("litmus-tests/SB+poonceonces.litmus")).unwrap();
+    write(
+        &k,
+        "mine/bad.litmus",
+        &t.replace("Result: Sometimes", "Result: Never"),
+    );
+    let o = script(
+        &k,
+        &b,
+        &[
+            "scripts/checktheselitmus.sh",
+            "--",
+            "mine/bad.litmus",
+            &tests[0],
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("^^^ VERIFICATION MISMATCHES"));
+}
+
+/// `judgelitmus.sh TEST` on the `TEST.out` that `herd7` (the first of `bins` on PATH) wrote.
+fn judge_status(k: &Path, b: &Path, test: &str, herd_args: &[&str]) -> Option<i32> {
+    let path = format!(
+        "{}:{}",
+        b.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::fs::File::create(k.join(format!("{test}.out"))).unwrap();
+    let err = out.try_clone().unwrap();
+    Command::new("herd7")
+        .current_dir(k)
+        .env("PATH", &path)
+        .args(["-conf", "linux-kernel.cfg"])
+        .args(herd_args)
+        .arg(test)
+        .stdout(out)
+        .stderr(err)
+        .status()
+        .unwrap();
+    script(k, b, &["scripts/judgelitmus.sh", test])
+        .status
+        .code()
+}
+
+#[test]
+fn judgelitmus_exit_statuses_match_herd7s() {
+    let Some((k, b)) = kernel_copy("judgelitmus") else {
+        return;
+    };
+    let sb = std::fs::read_to_string(k.join("litmus-tests/SB+fencembonceonces.litmus")).unwrap();
+    assert!(sb.contains("Result: Never"));
+    // Plain accesses racing: herd's `Flag data-race`.
+    let racy = "C racy\n(*\n * Result: Sometimes\n *)\n{}\nP0(int *x) { *x = 1; }\n\
+                P1(int *x) { int r0; r0 = *x; }\nexists (1:r0=1)\n";
+    let cases: [(&str, String, Option<i32>); 6] = [
+        ("pass", sb.clone(), Some(0)),
+        (
+            "fail",
+            sb.replace("Result: Never", "Result: Sometimes"),
+            Some(1),
+        ),
+        ("macro", sb.replace("smp_mb();", "smp_frob();"), Some(254)),
+        ("racy", racy.to_string(), Some(253)),
+        (
+            "race-predicted",
+            sb.replace("Result: Never", "Result: Never DATARACE"),
+            Some(252),
+        ),
+        (
+            "racy-predicted",
+            racy.replace("Sometimes", "Sometimes DATARACE"),
+            Some(0),
+        ),
+    ];
+    let herd7 = PathBuf::from("/work/herd/bin/herd7");
+    let real = herd7.is_file().then(|| {
+        let d = k.parent().unwrap().join("real-herd");
+        std::fs::create_dir_all(&d).unwrap();
+        std::os::unix::fs::symlink(&herd7, d.join("herd7")).unwrap();
+        d
+    });
+    if real.is_none() {
+        eprintln!(
+            "SKIPPED: no herd7 at /work/herd/bin; judgelitmus.sh's statuses not compared with herd7's"
+        );
+    }
+    for (name, body, want) in &cases {
+        let t = format!("mine/{name}.litmus");
+        write(&k, &t, body);
+        assert_eq!(judge_status(&k, &b, &t, &[]), *want, "{name}");
+        if let Some(r) = &real {
+            assert_eq!(judge_status(&k, r, &t, &[]), *want, "herd7 7.58 on {name}");
+        }
+    }
+    // No .out at all: 255.
+    write(&k, "mine/none.litmus", &sb);
+    assert_eq!(
+        script(&k, &b, &["scripts/judgelitmus.sh", "mine/none.litmus"])
+            .status
+            .code(),
+        Some(255)
+    );
+    // A run that timed out, as runlitmus.sh records it under /usr/bin/time: 124.
+    write(&k, "mine/big.litmus", &big_test());
+    write(
+        &k,
+        "mine/big.litmus.out",
+        "Herd options: -conf linux-kernel.cfg\nCommand exited with non-zero status 124\n",
+    );
+    assert_eq!(
+        script(&k, &b, &["scripts/judgelitmus.sh", "mine/big.litmus"])
+            .status
+            .code(),
+        Some(124)
+    );
+}
+
+/// herd's `mselect7`, which the *litmushist.sh scripts filter tests with.
+fn mselect7() -> Option<PathBuf> {
+    let dir = std::env::var_os("HERDTOOLS_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/herd/bin"));
+    let p = dir.join("mselect7");
+    p.is_file().then_some(p)
+}
+
+/// A `litmus/` history folder in `k` (what the scripts would clone from
+/// github.com/paulmckrcu/litmus): four kernel tests, a four-thread one (left out by the
+/// scripts' default `--procs 3`), and one with a macro the LKMM lacks.
+fn history(k: &Path) {
+    for t in [
+        "SB+fencembonceonces",
+        "MP+polocks",
+        "CoWW+poonceonce",
+        "LB+poonceonces",
+        "IRIW+fencembonceonces+OnceOnce",
+    ] {
+        let body = std::fs::read_to_string(k.join(format!("litmus-tests/{t}.litmus"))).unwrap();
+        write(k, &format!("litmus/a/{t}.litmus"), &body);
+    }
+    let r = std::fs::read_to_string(k.join("litmus-tests/R+fencembonceonces.litmus")).unwrap();
+    write(
+        k,
+        "litmus/b/R+frob.litmus",
+        &r.replace("smp_mb();", "smp_frob();"),
+    );
+}
+
+/// Runs a history script with `herd7` and `mselect7` from `bin`, one job.
+fn hist(k: &Path, bin: &Path, name: &str) -> (Option<i32>, String, String) {
+    let o = Command::new("sh")
+        .current_dir(k)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("LKMM_JOBS", "1")
+        .env_remove("LKMM_DESTDIR")
+        .env_remove("HERDLIB")
+        .arg(format!("scripts/{name}"))
+        .output()
+        .unwrap();
+    (o.status.code(), text(&o.stdout), text(&o.stderr))
+}
+
+#[test]
+fn litmushist_scripts_report_what_they_report_with_herd7() {
+    let Some(mselect) = mselect7() else {
+        eprintln!(
+            "SKIPPED: herd's mselect7 is missing ($HERDTOOLS_BIN or /work/herd/bin); the \
+             *litmushist.sh scripts were not run"
+        );
+        return;
+    };
+    let Some((k, b)) = kernel_copy("hist") else {
+        return;
+    };
+    std::os::unix::fs::symlink(&mselect, b.join("mselect7")).unwrap();
+    history(&k);
+    let frob = " !!! Herd failed, no Observation: litmus/b/R+frob.litmus";
+    // initlitmushist.sh runs every test of at most three threads.
+    let (st, out, err) = hist(&k, &b, "initlitmushist.sh");
+    assert_eq!(st, Some(0), "{out}{err}");
+    assert_eq!(out.trim_end(), frob, "{out}");
+    assert!(
+        err.contains("Number of failed herd7 runs (e.g., timeout):  1"),
+        "{err}"
+    );
+    for t in [
+        "SB+fencembonceonces",
+        "MP+polocks",
+        "CoWW+poonceonce",
+        "LB+poonceonces",
+    ] {
+        assert!(k.join(format!("litmus/a/{t}.litmus.out")).is_file(), "{t}");
+    }
+    assert!(
+        !k.join("litmus/a/IRIW+fencembonceonces+OnceOnce.litmus.out")
+            .exists()
+    );
+    // newlitmushist.sh runs only what is new or newer than its output.
+    write(
+        &k,
+        "litmus/c/CoRR.litmus",
+        &std::fs::read_to_string(k.join("litmus-tests/CoRR+poonceonce+Once.litmus")).unwrap(),
+    );
+    let (st, out, err) = hist(&k, &b, "newlitmushist.sh");
+    assert_eq!((st, out.as_str()), (Some(0), ""), "{err}");
+    assert!(err.contains("All runs completed successfully."), "{err}");
+    assert!(k.join("litmus/c/CoRR.litmus.out").is_file());
+    // checklitmushist.sh runs them all again and compares: the same output but for Time.
+    let (st, out, err) = hist(&k, &b, "checklitmushist.sh");
+    assert_eq!(st, Some(0), "{out}{err}");
+    assert_eq!(out.matches("Exact output match: ").count(), 5, "{out}");
+    assert!(
+        err.contains("Exact output matches: 5") && err.contains("!!! Unknown primitive: 1"),
+        "{err}"
+    );
+    // checkghlitmus.sh judges those with a Result: comment.
+    let (st, out, err) = hist(&k, &b, "checkghlitmus.sh");
+    assert_eq!(st, Some(0), "{err}");
+    assert_eq!(
+        out.trim_end(),
+        "!!! Current LKMM version does not know \"smp_frob\" litmus/b/R+frob.litmus"
+    );
+
+    // With herd7 7.58 writing the history, litmus as herd7 checks it: every output the
+    // same as herd7's, Hash= line included, but for Time.
+    let herd7 = PathBuf::from("/work/herd/bin/herd7");
+    if !herd7.is_file() {
+        eprintln!("SKIPPED: no herd7 at /work/herd/bin; the history was not written by herd7");
+        return;
+    }
+    let Some((k2, b2)) = kernel_copy("hist-herd") else {
+        return;
+    };
+    let real = k2.parent().unwrap().join("real-herd");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(&herd7, real.join("herd7")).unwrap();
+    std::os::unix::fs::symlink(&mselect, real.join("mselect7")).unwrap();
+    std::os::unix::fs::symlink(&mselect, b2.join("mselect7")).unwrap();
+    history(&k2);
+    let theirs = hist(&k2, &real, "initlitmushist.sh");
+    assert_eq!(theirs.1.trim_end(), frob);
+    let (st, out, err) = hist(&k2, &b2, "checklitmushist.sh");
+    assert_eq!(st, Some(0), "{out}{err}");
+    assert!(err.contains("Exact output matches: 4"), "{out}{err}");
+    let ours = hist(&k2, &b2, "checkghlitmus.sh");
+    let theirs = hist(&k2, &real, "checkghlitmus.sh");
+    assert_eq!(ours.1, theirs.1);
+}

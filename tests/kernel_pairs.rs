@@ -29,6 +29,9 @@ struct Pair {
     pos: usize,
     neg: usize,
     cut: bool,
+    /// A known limit of ours on this pair (the `ours` field): herd7 answers and we are
+    /// undetermined, with this reason.
+    known: Option<String>,
 }
 
 fn pairs() -> Vec<Pair> {
@@ -53,6 +56,7 @@ fn pairs() -> Vec<Pair> {
                 pos: n("pos") as usize,
                 neg: n("neg") as usize,
                 cut: v["loop"].as_bool().unwrap(),
+                known: v["ours"].as_str().map(String::from),
             }
         })
         .collect()
@@ -133,6 +137,25 @@ fn kernel_style_tests_answer_as_herd7_on_their_expansions() {
     let mut bad = Vec::new();
     for p in &pairs {
         let t = parse_file(&root().join(&p.file)).unwrap_or_else(|e| panic!("{}: {e}", p.file));
+        if let Some(why) = &p.known {
+            // Still out of our reach: say so, and notice when it no longer is.
+            eprintln!(
+                "KNOWN LIMIT: {} at --unroll {}: herd7 says {} {}/{}; ours: {why}",
+                p.file, p.unroll, p.observation, p.pos, p.neg
+            );
+            let opts = Options {
+                unroll: p.unroll,
+                ..Options::default()
+            };
+            let r = judge(&t, &lkmm.model, lkmm.macros.as_ref(), &opts);
+            assert!(
+                r.as_ref().is_err_and(|e| e.msg.contains("runs")),
+                "{}: now answered ({:?}): drop its `ours` field",
+                p.file,
+                r.map(|j| j.observation().to_string())
+            );
+            continue;
+        }
         let e = parse_file(&root().join(&p.expansion))
             .unwrap_or_else(|e| panic!("{}: {e}", p.expansion));
         bad.extend(disagreement(&p.file, p, &ours(&t, &lkmm, p.unroll)));
@@ -197,7 +220,10 @@ fn the_kernels_official_model_files_judge_the_new_primitives() {
     };
     let official = load_files(&req).unwrap().expect("a model file was named");
     let mut bad = Vec::new();
-    for p in pairs().iter().filter(|p| p.unroll == 2) {
+    for p in pairs()
+        .iter()
+        .filter(|p| p.unroll == 2 && p.known.is_none())
+    {
         let t = parse_file(&root().join(&p.file)).unwrap();
         bad.extend(disagreement(
             &format!("{} (official linux-kernel.cfg)", p.file),
@@ -206,4 +232,50 @@ fn the_kernels_official_model_files_judge_the_new_primitives() {
         ));
     }
     assert!(bad.is_empty(), "disagreements:\n{}", bad.join("\n"));
+}
+
+/// Whether a kernel-style test has a loop of a new form or a wait that loops.
+fn has_loop(text: &str) -> bool {
+    ["for (", "do {", "while (", "cond_read_", "cond_load_"]
+        .iter()
+        .any(|k| text.contains(k))
+}
+
+#[test]
+fn loops_agree_with_their_while_expansions_at_unroll_1_2_and_3() {
+    // Ours on the kernel-style test and ours on its hand expansion (the loops as herd's
+    // `while`), at each bound: the same states, counts, verdict and cut-off. These take
+    // seconds at a bound and are left out there: the lockref fast paths at 3 (20 s each),
+    // the v5.0 rwsem beyond 1 (too many runs of its writer at 2).
+    let slow = |f: &str, u: u32| {
+        (u == 3 && f.contains("lockref-get"))
+            || (u > 1 && f.contains("rwsem-down-read-trylock-v5.2"))
+    };
+    let lkmm = model::load_shipped("lkmm", &Request::default()).unwrap();
+    let (mut bad, mut compared) = (Vec::new(), BTreeSet::new());
+    for f in kernel_files() {
+        if f.ends_with(".herd.litmus") {
+            continue;
+        }
+        let exp = f.replace(".litmus", ".herd.litmus");
+        let text = std::fs::read_to_string(root().join(&f)).unwrap();
+        if !has_loop(&text) || !root().join(&exp).is_file() {
+            continue;
+        }
+        let t = parse_file(&root().join(&f)).unwrap();
+        let e = parse_file(&root().join(&exp)).unwrap();
+        for u in [1, 2, 3] {
+            if slow(&f, u) {
+                continue;
+            }
+            let (a, b) = (ours(&t, &lkmm, u), ours(&e, &lkmm, u));
+            if a != b {
+                bad.push(format!("{f} at --unroll {u}: {a:?}\n  expansion: {b:?}"));
+            }
+            compared.insert(f.clone());
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    // Every loop form: for, do-while, break, the cond_load/cond_read waits, the seeds.
+    assert!(compared.len() >= 14, "only {compared:?}");
 }

@@ -454,8 +454,10 @@ fn times_out_under(name: &str, cat: &str) {
 
 #[test]
 fn a_model_branching_without_end_stops_at_its_timeout() {
-    // Ten `with`s of four choices each: a million branches, each with a fixpoint.
-    let withs: String = (0..10)
+    // Fourteen `with`s of four choices each: 268 million branches, each with a fixpoint.
+    // (Ten were too few: plans replay a branch in well under a microsecond, and a million
+    // branches sometimes finished within the second.)
+    let withs: String = (0..14)
         .map(|i| format!("with a{i} from {{po, rf, loc, ext}}\n"))
         .collect();
     times_out_under(

@@ -652,3 +652,151 @@ fn four_shards_through_gnu_parallel_merge_into_the_unsharded_output() {
         |o: &Output| -> Vec<serde_json::Value> { records(o).into_iter().map(steady).collect() };
     assert_eq!(strip(&report("jsonl")), strip(&whole("jsonl")));
 }
+
+#[test]
+fn the_progress_bar_counts_each_file_once_whatever_the_models() {
+    // The bar's length is the batch's files and each file moves it once, judged under
+    // every model of a table or not parsed at all; records come back in the files'
+    // order though the batch judges them in its own.
+    use litmus::batch::{self, Choice, Models, Settings};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let s = Scratch::new("progress");
+    let bad = s.file(
+        "bad.litmus",
+        "C bad\n{}\nP0(int *x) { frob(x); }\nexists (x=1)\n",
+    );
+    let mut files: Vec<PathBuf> = [
+        "litmus/classic/C/SB+onces.litmus",
+        "litmus/classic/PPC/MP+lwsync+addr.litmus",
+        "litmus/classic/X86/SB.litmus",
+        "litmus/classic/AArch64/LB.litmus",
+    ]
+    .iter()
+    .map(|f| suite().join(f))
+    .collect();
+    files.insert(2, bad);
+    let models = Models::load(
+        Choice::named(litmus::model::all_names()),
+        &Default::default(),
+    )
+    .unwrap();
+    let load = |p: &Path| -> Result<litmus::litmus::ast::Test, litmus::report::diag::Diagnostic> {
+        let src = litmus::litmus::read_source(p).map_err(|e| {
+            litmus::report::diag::Diagnostic::error(p.display().to_string(), None, e.to_string())
+        })?;
+        litmus::litmus::parse(&src).map_err(|e| {
+            litmus::report::diag::Diagnostic::error(p.display().to_string(), None, e.to_string())
+        })
+    };
+    let settings = Settings {
+        options: Default::default(),
+        timeout: None,
+        max_memory: None,
+    };
+    let done = AtomicUsize::new(0);
+    let records = batch::run(&files, &load, &models, &settings, false, &|| {
+        done.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(done.load(Ordering::Relaxed), files.len());
+    let columns = models.columns().len();
+    assert_eq!(records.len(), files.len() * columns);
+    let order: Vec<&PathBuf> = records.iter().step_by(columns).map(|r| &r.file).collect();
+    assert_eq!(order, files.iter().collect::<Vec<_>>());
+    assert_ne!(
+        batch::schedule(&files),
+        (0..files.len()).collect::<Vec<_>>(),
+        "judged in an order of its own"
+    );
+}
+
+#[test]
+fn the_batch_order_samples_every_folder_so_the_time_left_holds() {
+    // Two folders of 50 tests each, one of them slow: in the order the batch judges
+    // them, every stretch of files mixes both, so the mean time per file so far predicts
+    // the rest; and the same files always go in the same order, whatever order given.
+    let files: Vec<PathBuf> = (0..100)
+        .map(|i| PathBuf::from(format!("{}/T{i:02}.litmus", ["fast", "slow"][i / 50])))
+        .collect();
+    let order = litmus::batch::schedule(&files);
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(sorted, (0..100).collect::<Vec<_>>(), "a permutation");
+    for start in (0..100).step_by(20) {
+        let slow = order[start..start + 20]
+            .iter()
+            .filter(|&&i| i >= 50)
+            .count();
+        assert!(
+            (4..=16).contains(&slow),
+            "files {start}..: {slow} of 20 slow"
+        );
+    }
+    let mut reversed = files.clone();
+    reversed.reverse();
+    let again: Vec<&PathBuf> = litmus::batch::schedule(&reversed)
+        .into_iter()
+        .map(|i| &reversed[i])
+        .collect();
+    assert_eq!(again, order.iter().map(|&i| &files[i]).collect::<Vec<_>>());
+}
+
+#[test]
+fn herd_and_json_output_leave_stdout_alone_and_sum_up_the_batch_on_stderr() {
+    let two = [
+        "litmus/classic/C/SB+onces.litmus",
+        "litmus/classic/C/MP+onces.litmus",
+    ];
+    for format in ["herd", "json", "jsonl"] {
+        let mut args = vec!["check", "--format", format];
+        args.extend(two);
+        let o = run(&suite(), &args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stderr(&o),
+            "2 files: 2 judged, 0 errors, 0 timeouts, 0 mismatches\n",
+            "{format}"
+        );
+        assert!(!stdout(&o).contains("files:"), "{format}");
+    }
+    // herd's blocks, byte for byte as one file at a time gives them (no summary: the
+    // kernel's scripts run one file per call and keep stderr with the output).
+    let o = run(&suite(), &["check", two[0]]);
+    assert_eq!(stderr(&o), "");
+    let one = stdout(&o);
+    let both = stdout(&run(&suite(), &["check", two[0], two[1]]));
+    assert!(both.starts_with(&timeless(&one)[..one.find("Time").unwrap()]));
+    // A table has its summary in it, on stdout.
+    let o = run(&suite(), &["check", "--format", "table", two[0], two[1]]);
+    assert_eq!(stderr(&o), "");
+    assert!(stdout(&o).ends_with("2 files: 2 judged, 0 errors, 0 timeouts, 0 mismatches\n"));
+}
+
+#[test]
+fn a_folder_with_no_tests_beside_other_inputs_is_a_warning_and_alone_an_error() {
+    let s = Scratch::new("no-tests");
+    std::fs::create_dir_all(s.0.join("empty")).unwrap();
+    s.file("notes/README", "not a test\n");
+    let test = suite().join("litmus/classic/C/SB+onces.litmus");
+    let test = test.to_str().unwrap();
+    let o = run(&s.0, &["check", test, "empty", "notes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("empty: warning: no *.litmus files in this folder (no tests to check)\n"),
+        "{err}"
+    );
+    assert!(err.contains("notes: warning: no *.litmus files"), "{err}");
+    assert!(stdout(&o).contains("Test SB+onces Allowed"));
+    // Alone, nothing is checked: an error.
+    let o = run(&s.0, &["check", "empty"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("empty: error: no *.litmus files in this folder"));
+}
+
+#[test]
+fn summary_of_the_suite_snapshot() {
+    // What `check` prints on stderr after JSON records of the classic shapes, every
+    // architecture (the whole suite's table, with its summary, is snapshot above).
+    let o = run(&suite(), &["check", "--format", "jsonl", "litmus/classic"]);
+    insta::assert_snapshot!("summary_suite", stderr(&o));
+}

@@ -14,6 +14,7 @@ use litmus::cat::{Model, ModelOptions};
 use litmus::litmus::{ast::Test, parse};
 use litmus::outcome::{Judgement, Options, judge};
 use litmus::report::herd;
+use litmus::tuning::Tuning;
 use proptest::prelude::*;
 use std::time::Duration;
 
@@ -39,9 +40,12 @@ fn suite_agrees(arch: &str) {
         let run = |o: Options| judge(&t, &m.model, m.macros.as_ref(), &o);
         let fast = run(Options::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let plain = Options {
-            bound_min: 0,
-            cut_min: 0,
-            symmetry: false,
+            tuning: Tuning {
+                bound_min: 0,
+                cut_min: 0,
+                symmetry: false,
+                ..Tuning::default()
+            },
             ..Options::default()
         };
         let size = run(plain)
@@ -140,17 +144,24 @@ fn disagreement(model: &str) -> Option<String> {
         Err(e) => return Some(format!("the generated model does not load: {e}\n{model}")),
     };
     let alone = Options {
-        bound_min: 0,
-        cut_min: 0,
-        symmetry: false,
-        plans: false,
+        tuning: Tuning {
+            bound_min: 0,
+            cut_min: 0,
+            symmetry: false,
+            ..Tuning::default()
+        },
         ..Options::default()
     };
     for t in programs() {
         let reference = outcome(&t, &m, Options::default().reference());
+        let eager = Options {
+            tuning: Tuning::eager(),
+            ..Options::default()
+        };
         for (name, o) in [
             ("default", Options::default()),
-            ("interpreter alone", alone.clone()),
+            ("plans alone", alone.clone()),
+            ("every fast path forced", eager),
         ] {
             let fast = outcome(&t, &m, o);
             if let (Some(a), Some(b)) = (&fast, &reference)
@@ -285,7 +296,8 @@ let v2 = co
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// 256 generated models, each judged on 5 tests three ways.
+    /// 256 generated models, each judged on 5 tests four ways: by the reference evaluator, and
+    /// by default, with plans alone, and with every fast path forced on (`Tuning::eager`).
     #[test]
     fn generated_models_agree(m in model()) {
         if let Some(d) = disagreement(&m) {

@@ -8,10 +8,21 @@ use common::{answer, judged_with_options, lock_emulation, lock_emulation_text, s
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::Loaded;
 use litmus::outcome::{Judgement, Options};
+use litmus::tuning::Tuning;
 
 fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
-    let opts = Options::default();
-    judged_with_options(t, m, Options { symmetry, ..opts })
+    let tuning = Tuning {
+        symmetry,
+        ..Tuning::default()
+    };
+    judged_with_options(
+        t,
+        m,
+        Options {
+            tuning,
+            ..Options::default()
+        },
+    )
 }
 
 /// Judged with and without symmetries: the same answer; the symmetries used.

@@ -5,7 +5,7 @@
 //! evaluator, so the reference and the fast interpreter give built-ins one meaning.
 
 use super::ast::Sym;
-use super::value::{Value, valset};
+use super::value::{Stage, Value, valset};
 use super::{EventInfo, Model, Primitives};
 use crate::rel::{Rel, Set};
 use crate::sem::{Kind, Value as Val};
@@ -22,6 +22,7 @@ pub enum Builtin {
     DifferentValues,
     SameOa,
     AtLeastOneWritable,
+    OaChanges,
     Tag2Events,
     Loc2Events,
     Fail,
@@ -38,6 +39,7 @@ const BUILTINS: &[(&str, Builtin)] = &[
     ("different-values", Builtin::DifferentValues),
     ("same-oa", Builtin::SameOa),
     ("at-least-one-writable", Builtin::AtLeastOneWritable),
+    ("oa-changes", Builtin::OaChanges),
     ("tag2events", Builtin::Tag2Events),
     ("loc2events", Builtin::Loc2Events),
     ("fail", Builtin::Fail),
@@ -181,6 +183,10 @@ const PREDEFINED_RELS: &[&str] = &[
     "same-low-order-bits",
     "instr",
     "inv-domain",
+    // herd's page-table relations (`kvm`): entries with the same output address, and newer
+    // herds' entry-to-physical-location relation.
+    "alias",
+    "PTEtoPA",
     // herd 7.56's PTX fences, empty for every other architecture.
     "membar.cta",
     "membar.gl",
@@ -209,7 +215,7 @@ pub fn tag_set_name(tag: &str) -> String {
 }
 
 /// A value taken as a set of events, for a primitive's argument.
-pub fn prim_set(n: usize, v: &Value<'_>) -> Result<Rc<Set>, String> {
+pub fn prim_set<S: Stage>(n: usize, v: &Value<'_, S>) -> Result<Rc<Set>, String> {
     match v {
         Value::Set(s) => Ok(s.clone()),
         Value::Empty => Ok(Rc::new(Set::empty(n))),
@@ -219,7 +225,7 @@ pub fn prim_set(n: usize, v: &Value<'_>) -> Result<Rc<Set>, String> {
 }
 
 /// A value taken as a relation, for a primitive's argument.
-pub fn prim_rel(n: usize, v: &Value<'_>) -> Result<Rc<Rel>, String> {
+pub fn prim_rel<S: Stage>(n: usize, v: &Value<'_, S>) -> Result<Rc<Rel>, String> {
     match v {
         Value::Rel(r) => Ok(r.clone()),
         Value::Empty => Ok(Rc::new(Rel::empty(n))),
@@ -228,7 +234,12 @@ pub fn prim_rel(n: usize, v: &Value<'_>) -> Result<Rc<Rel>, String> {
     }
 }
 
-fn pair_args<'m>(v: &Value<'m>) -> Result<(Value<'m>, Value<'m>), String> {
+/// The output address of the page-table entry event `e` reads or writes, if any.
+fn oa_of<'p>(p: &'p Primitives, e: usize) -> Option<&'p str> {
+    p.events[e].tags.iter().find_map(|t| t.strip_prefix("oa:"))
+}
+
+fn pair_args<'m, S: Stage>(v: &Value<'m, S>) -> Result<(Value<'m, S>, Value<'m, S>), String> {
     match v {
         Value::Tuple(t) if t.len() == 2 => Ok((t[0].clone(), t[1].clone())),
         _ => Err("argument mismatch".into()),
@@ -251,7 +262,11 @@ pub fn classes_loc(p: &Primitives, s: &Set) -> Vec<Set> {
 }
 
 /// Applies built-in `b` to `arg` on the candidate `p`.
-pub fn call<'m>(b: Builtin, p: &Primitives, arg: Value<'m>) -> Result<Value<'m>, String> {
+pub fn call<'m, S: Stage>(
+    b: Builtin,
+    p: &Primitives,
+    arg: Value<'m, S>,
+) -> Result<Value<'m, S>, String> {
     let n = p.n;
     match b {
         Builtin::Domain | Builtin::Range => match &arg {
@@ -312,9 +327,50 @@ pub fn call<'m>(b: Builtin, p: &Primitives, arg: Value<'m>) -> Result<Value<'m>,
                 r.pairs().filter(|&(a, b)| differ(a, b)),
             )))
         }
-        Builtin::SameOa | Builtin::AtLeastOneWritable => {
-            prim_rel(n, &arg)?;
-            Ok(Value::rel(Rel::empty(n)))
+        // herd's page-table-entry functions (lib/interpreter.ml), on the entry each event
+        // reads or writes, which the semantics give as tags (`sem::vmsa::entry_tags`):
+        // `oa:X` its output address, `PTEW` when it is writable.
+        Builtin::SameOa => {
+            let r = prim_rel(n, &arg)?;
+            let same = |a: usize, b: usize| matches!((oa_of(p, a), oa_of(p, b)), (Some(x), Some(y)) if x == y);
+            Ok(Value::rel(Rel::from_pairs(
+                n,
+                r.pairs().filter(|&(a, b)| same(a, b)),
+            )))
+        }
+        Builtin::AtLeastOneWritable | Builtin::OaChanges => {
+            let writable = |e: usize| p.events[e].tags.iter().any(|t| t == "PTEW");
+            let pred = |w: usize, q: usize| match b {
+                Builtin::OaChanges => oa_of(p, w) != oa_of(p, q) || oa_of(p, w).is_none(),
+                _ => writable(w) || writable(q),
+            };
+            match (&arg, b) {
+                // herd 7.58: `f(S, r)`, the writes to entries in S with exactly one
+                // r-successor, which they satisfy `pred` with.
+                (Value::Tuple(_), _) => {
+                    let (s, r) = pair_args(&arg)?;
+                    let (s, r) = (prim_set(n, &s)?, prim_rel(n, &r)?);
+                    let is_pt_store = |w: usize| {
+                        p.events[w].kind == Kind::Write
+                            && p.events[w].tags.iter().any(|t| t == "PTE")
+                    };
+                    let keep = s.iter().filter(|&w| {
+                        let mut succs = r.succs(w);
+                        is_pt_store(w)
+                            && matches!((succs.next(), succs.next()), (Some(q), None) if pred(w, q))
+                    });
+                    Ok(Value::set(Set::from_iter(n, keep)))
+                }
+                // Newer herds: `at-least-one-writable(r)`, the pairs of r one of which is.
+                (_, Builtin::AtLeastOneWritable) => {
+                    let r = prim_rel(n, &arg)?;
+                    Ok(Value::rel(Rel::from_pairs(
+                        n,
+                        r.pairs().filter(|&(a, b)| pred(a, b)),
+                    )))
+                }
+                _ => Err("argument mismatch".into()),
+            }
         }
         Builtin::Tag2Events => match arg {
             Value::Tag(tag) => {
@@ -352,7 +408,7 @@ pub fn call<'m>(b: Builtin, p: &Primitives, arg: Value<'m>) -> Result<Value<'m>,
 /// The value of a name the model does not bind: a primitive of the candidate, a
 /// built-in, one computable from the events, a bell annotation's set, or one of herd's
 /// predefined sets and relations that this candidate happens not to have (empty).
-pub fn global<'m>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m>> {
+pub fn global<'m, S: Stage>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m, S>> {
     let name = m.names.name(x);
     let n = p.n;
     Some(if let Some(s) = p.sets.get(name) {
@@ -380,7 +436,7 @@ pub fn global<'m>(m: &'m Model, p: &Primitives, x: Sym) -> Option<Value<'m>> {
 }
 
 /// Primitives computable from the events alone, for engines that leave them out.
-fn derived<'m>(p: &Primitives, name: &str) -> Option<Value<'m>> {
+fn derived<'m, S: Stage>(p: &Primitives, name: &str) -> Option<Value<'m, S>> {
     let ev = p.events;
     let n = p.n;
     let set = |f: &dyn Fn(&EventInfo) -> bool| {

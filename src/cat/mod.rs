@@ -3,26 +3,41 @@
 //! The engine hands each candidate over as [`Primitives`] (herd's predefined sets and
 //! relations); the model reports one [`Verdict`] per branch of its `with ... from`
 //! choices (one branch when it has none).
+//!
+//! Three layers, each depending only on those above it:
+//! - the language: `ast`, `lex`, `parse`, `config` (herd's `.cfg`), `library` (the shipped
+//!   files), `value` (what expressions evaluate to), `ops` (what the operators mean),
+//!   `builtins` (herd's primitives), and the loaded [`Model`] here;
+//! - [`reference`]: herd's semantics read directly, on one candidate — what a model
+//!   *means*;
+//! - the fast path, [`plan`]: the model compiled once per shape of thread runs and run
+//!   natively for each candidate, from above for subtrees and from below for partial
+//!   choices of `rf` (with `prune` and `native` for coherence orders).
+//!
+//! [`Checker`] is where the engine meets them: it keeps a plan per shape and falls back on
+//! the reference evaluator where a model does not compile.
 
 mod ast;
 mod builtins;
+mod checker;
 pub mod config;
-mod eval;
-mod exec;
 mod lex;
 pub mod library;
 mod native;
+mod ops;
 mod parse;
-mod plan;
+pub mod plan;
 mod prune;
 pub mod reference;
-mod stable;
 mod tally;
 #[cfg(test)]
 mod tests;
 mod value;
 
+pub use crate::tuning::Tuning;
+pub use checker::{Checker, Stats};
 pub use config::{load_cfg, read_cfg};
+pub use plan::upper::Bound;
 
 use crate::budget::{Budget, Exhausted};
 use crate::rel::{Rel, Set};
@@ -152,6 +167,39 @@ pub struct Failure {
     pub name: String,
     /// For a failed acyclicity check: a cycle, as events.
     pub cycle: Option<Vec<usize>>,
+    /// For a failed `empty` check: the first pair of its relation (an event of a set as
+    /// `(e, e)`); for a failed `irreflexive` check: the reflexive event, as `(e, e)`.
+    pub pair: Option<(usize, usize)>,
+}
+
+impl Failure {
+    /// Why a run fails check `t`, broken by `broken`: a cycle of its relation
+    /// (`acyclic`), the event related to itself (`irreflexive`), or the first pair `[a, b]`
+    /// of its relation (`empty`; an event `e` of a set as `[e, e]`). A negated check is
+    /// broken by nothing in particular.
+    pub fn of(t: &ast::Test, broken: Option<Vec<usize>>) -> Failure {
+        let kind = match t.kind {
+            ast::TestKind::Acyclic => CheckKind::Acyclic,
+            ast::TestKind::Irreflexive => CheckKind::Irreflexive,
+            ast::TestKind::Empty => CheckKind::Empty,
+        };
+        let broken = if t.negated { None } else { broken };
+        let pair = match kind {
+            CheckKind::Acyclic => None,
+            _ => broken.as_deref().map(|v| (v[0], v[v.len() - 1])),
+        };
+        Failure {
+            kind,
+            negated: t.negated,
+            name: t.name.clone().unwrap_or_else(|| t.text.clone()),
+            cycle: if kind == CheckKind::Empty {
+                None
+            } else {
+                broken
+            },
+            pair,
+        }
+    }
 }
 
 /// The result of one branch of the model.
@@ -282,110 +330,9 @@ pub struct Model {
     variants: Vec<String>,
     /// Library functions run natively, by the position of their `fun`.
     natives: Vec<(ast::Pos, native::Native)>,
-    /// Cache slot of each top-level binding whose value is the same in every candidate of
-    /// runs of one shape, by the binding's address (see [`stable`]).
-    cache_keys: rustc_hash::FxHashMap<usize, u32>,
-    /// Checks and `with` choices that are the same for runs of one shape (see [`stable`]).
-    stable_tests: rustc_hash::FxHashSet<usize>,
-    stable_withs: rustc_hash::FxHashSet<usize>,
-    /// Right-hand sides (and functions) that do not depend on what varies inside a subtree
-    /// of candidates that [`Model::bound`] judges at once (see [`stable::SUBTREE_VARYING`]).
-    /// Computed on first use: most small tests are never bounded.
-    exact: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
-    /// The same for the partial candidates [`Model::doomed`] judges: one combination of
-    /// runs whose reads are not all given a source yet (see [`stable::COMBO_VARYING`]).
-    exact_combo: std::sync::OnceLock<rustc_hash::FxHashSet<usize>>,
-    /// Per symbol: whether it names a primitive that differs between the candidates
-    /// sharing a [`RunCache`] (`rf`, `FW`).
-    varying: Vec<bool>,
     /// See [`prune::rejects_po_rf_cycles`].
     po_rf_guard: bool,
 }
-
-/// Whether a check holds, and the cycle that breaks it.
-pub type TestOutcome = (bool, Option<Vec<usize>>);
-
-/// Values of a model's rf-independent bindings, shared by the candidates whose runs have
-/// the same shapes; [`RunCache::clear`] it when the shapes change.
-pub struct RunCache<'m> {
-    vals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
-    /// The SC-per-location check guarding each `with` site (static: never cleared).
-    guards: std::cell::RefCell<FxMap<usize, Option<&'m ast::Test>>>,
-    /// Values of the names the model does not bind, by symbol, but for `varying` ones.
-    globals: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
-    /// Outcomes of the stable checks and choices of the stable `with`s, by address.
-    tests: std::cell::RefCell<rustc_hash::FxHashMap<usize, TestOutcome>>,
-    withs: std::cell::RefCell<rustc_hash::FxHashMap<usize, native::Choices<'m>>>,
-    /// The environment after each instruction that binds the same names to the same
-    /// definitions in every candidate, by (instruction, environment before). Candidates
-    /// share these instead of building their own: what is theirs (a `with` or `let rec`
-    /// variable's value, a thunk's value) lives in their memo table.
-    envs: std::cell::RefCell<rustc_hash::FxHashMap<(usize, usize), value::Env<'m>>>,
-    /// The same for a run of consecutive `let`s, by (first instruction, environment before):
-    /// the environment after the last, and how many there are.
-    blocks: std::cell::RefCell<rustc_hash::FxHashMap<(usize, usize), (value::Env<'m>, usize)>>,
-    /// Memo indices handed out so far.
-    memos: std::cell::Cell<u32>,
-    /// Where a name is bound as seen from a node of a shared environment, by (node, name):
-    /// its slot, or null when the shared chain does not bind it. The nodes are the `envs`'
-    /// and live as long as they do.
-    lookups: std::cell::RefCell<rustc_hash::FxHashMap<(usize, Sym), *const value::Slot<'m>>>,
-    /// Values of shared thunks, by memo index, that turned out not to read anything that
-    /// varies between candidates (see `Ctx::force`).
-    steady: std::cell::RefCell<Vec<Option<value::Value<'m>>>>,
-    /// Whether a sequence, by its factors and shared environment, has a later factor kept
-    /// here that is empty, and whether that one is the polymorphic `{}` (see `Ctx::seq`).
-    seq_empty: std::cell::RefCell<FxMap<(usize, usize), Option<bool>>>,
-    /// Whether branches and partial choices of `rf` may be judged from plans (see
-    /// [`plan`]; the answers are the same).
-    pub plan: std::cell::Cell<bool>,
-    /// Plans made so far (for tests and measurements).
-    pub planned: std::cell::Cell<u64>,
-    /// The plan of this shape's candidates (see `Model::run_planned`).
-    whole: std::cell::RefCell<Whole<'m>>,
-    /// Plans of shapes' candidates tried, and made (static: never cleared).
-    whole_tries: tally::Tally,
-    /// How often testing prefixes of orders on a plan's lower bounds paid, by (site,
-    /// elements left) (static: never cleared).
-    plan_pays: tally::Tally,
-    /// The plan of the runs judging partial choices of `rf` for this shape, once tried
-    /// (see `Model::doomed`).
-    #[allow(clippy::type_complexity)]
-    lower: std::cell::RefCell<Option<Option<(plan::Plan<'m>, plan::Replay)>>>,
-}
-
-impl RunCache<'_> {
-    pub fn clear(&self) {
-        self.lookups.borrow_mut().clear();
-        self.steady.borrow_mut().clear();
-        self.seq_empty.borrow_mut().clear();
-        self.envs.borrow_mut().clear();
-        self.blocks.borrow_mut().clear();
-        self.memos.set(0);
-        self.vals.borrow_mut().iter_mut().for_each(|v| *v = None);
-        self.globals.borrow_mut().iter_mut().for_each(|v| *v = None);
-        self.tests.borrow_mut().clear();
-        self.withs.borrow_mut().clear();
-        self.lower.borrow_mut().take();
-        *self.whole.borrow_mut() = Whole::Seen(0);
-    }
-}
-
-/// A plan of the candidates of one shape, its buffers, and its inputs (primitives, each a
-/// set or a relation).
-type WholePlan<'m> = (plan::Plan<'m>, plan::Replay, Vec<(String, bool)>);
-
-/// Where the plan of a shape's candidates is at (see `Model::run_planned`).
-enum Whole<'m> {
-    /// So many candidates of the shape were judged without one.
-    Seen(u32),
-    Made(WholePlan<'m>),
-    Failed,
-}
-
-/// Plans of shapes' candidates are tried this many times before only where at least every
-/// other try made one.
-const WHOLE_TRIAL: u32 = 8;
 
 struct LoadedFile {
     path: String,
@@ -396,7 +343,7 @@ struct LoadedFile {
 const MAX_INCLUDE_DEPTH: usize = 32;
 
 /// The error a run stops with for `f`.
-fn fatal_error(f: Fatal) -> CatError {
+pub(crate) fn fatal_error(f: Fatal) -> CatError {
     CatError {
         fatal: Some(f),
         ..load_error("", "")
@@ -460,12 +407,6 @@ impl Model {
                 .map(|v| v.to_ascii_lowercase())
                 .collect(),
             natives: Vec::new(),
-            cache_keys: Default::default(),
-            stable_tests: Default::default(),
-            stable_withs: Default::default(),
-            exact: Default::default(),
-            exact_combo: Default::default(),
-            varying: Vec::new(),
             po_rf_guard: false,
         };
         let dirs = &opts.include_dirs;
@@ -620,13 +561,6 @@ impl Model {
             .iter()
             .flat_map(|f| native::find(&f.path, &f.prog.body, name))
             .collect();
-        let st = stable::stable_parts(self, stable::VARYING_PRIMITIVES);
-        self.cache_keys = st.bindings;
-        self.stable_tests = st.tests;
-        self.stable_withs = st.withs;
-        self.varying = (0..self.names.len())
-            .map(|i| stable::VARYING_PRIMITIVES.contains(&self.names.name(Sym(i as u32))))
-            .collect();
         self.po_rf_guard = prune::rejects_po_rf_cycles(self);
     }
 
@@ -664,7 +598,7 @@ impl Model {
     }
 
     /// The value an `enum` declaration binds: the set of its tags.
-    fn enum_value(&self, name: Sym) -> value::Value<'_> {
+    fn enum_value<S: value::Stage>(&self, name: Sym) -> value::Value<'_, S> {
         let n = self.names.name(name);
         let tags = self
             .enums
@@ -688,313 +622,8 @@ impl Model {
         p: &Primitives,
         report: &mut dyn FnMut(Verdict) -> bool,
     ) -> Result<(), CatError> {
-        self.run_cached(p, None, true, &Budget::unlimited(), report)
+        Checker::new(self, &Tuning::default()).verdicts(p, &[], true, &Budget::unlimited(), report)
     }
-
-    /// A cache for [`Model::run_cached`].
-    pub fn new_cache(&self) -> RunCache<'_> {
-        RunCache {
-            vals: std::cell::RefCell::new(vec![None; self.cache_keys.len()]),
-            guards: Default::default(),
-            globals: std::cell::RefCell::new(vec![None; self.names.len()]),
-            tests: Default::default(),
-            withs: Default::default(),
-            envs: Default::default(),
-            blocks: Default::default(),
-            memos: Default::default(),
-            lookups: Default::default(),
-            steady: Default::default(),
-            seq_empty: Default::default(),
-            plan: std::cell::Cell::new(true),
-            planned: Default::default(),
-            lower: Default::default(),
-            whole: std::cell::RefCell::new(Whole::Seen(0)),
-            whole_tries: Default::default(),
-            plan_pays: Default::default(),
-        }
-    }
-
-    /// Like [`Model::run`], reusing the rf-independent values in `cache`, which must have
-    /// been filled only by candidates with the same events and the same primitives but
-    /// `rf` and `FW`. Without `relations`, verdicts leave out the final `co` and `rf`.
-    /// The run stops with a [`Fatal`] error when `budget` runs out.
-    pub fn run_cached<'m>(
-        &'m self,
-        p: &Primitives,
-        cache: Option<&RunCache<'m>>,
-        relations: bool,
-        budget: &Budget,
-        report: &mut dyn FnMut(Verdict) -> bool,
-    ) -> Result<(), CatError> {
-        if let Some(c) = cache
-            && c.plan.get()
-            && let Some(ran) = self.run_planned(p, c, relations, budget, report)
-        {
-            return ran.map_err(|x| fatal_error(Fatal::Exhausted(x)));
-        }
-        let cx = eval::Ctx::new(self, p, cache).with_budget(budget);
-        self.run_in(&cx, relations, report)?;
-        Ok(())
-    }
-
-    /// Runs the model on `p` from the plan of its shape (see [`plan`]), made at the
-    /// shape's second candidate (one candidate alone is not worth a plan); false when
-    /// there is none.
-    fn run_planned<'m>(
-        &'m self,
-        p: &Primitives,
-        c: &RunCache<'m>,
-        relations: bool,
-        budget: &Budget,
-        report: &mut dyn FnMut(Verdict) -> bool,
-    ) -> Option<Result<(), Exhausted>> {
-        let mut whole = c.whole.borrow_mut();
-        if let Whole::Seen(seen) = *whole {
-            if seen < 1 || !c.whole_tries.worth((0, 0), WHOLE_TRIAL, 2) {
-                *whole = Whole::Seen(seen + 1);
-                return None;
-            }
-            let plan = self.whole_plan(p, c, budget);
-            c.whole_tries.count((0, 0), plan.is_some());
-            c.planned.set(c.planned.get() + plan.is_some() as u64);
-            *whole = match plan {
-                Some(made) => Whole::Made(made),
-                None => Whole::Failed,
-            };
-        }
-        let Whole::Made((plan, replay, inputs)) = &mut *whole else {
-            return None;
-        };
-        let run = plan::Run::new(p.events, relations, &c.plan_pays, budget, report);
-        Some(plan.judge(replay, p, inputs, run))
-    }
-
-    /// The plan of the candidates of `p`'s shape: the model run once with `rf` and the
-    /// final writes symbolic (when they differ between the candidates). `None` when it
-    /// cannot be made.
-    fn whole_plan<'m>(
-        &'m self,
-        p: &Primitives,
-        c: &RunCache<'m>,
-        budget: &Budget,
-    ) -> Option<WholePlan<'m>> {
-        // (A primitive the model never names cannot change what it computes.)
-        let fw = p.sets.get("FW").is_some() && !p.sets.shared("FW");
-        let inputs: Vec<(String, bool)> = [("rf", false, true), ("FW", true, fw)]
-            .into_iter()
-            .filter(|&(name, _, varies)| varies && self.names.get(name).is_some())
-            .map(|(name, set, _)| (name.to_string(), set))
-            .collect();
-        let syms: Vec<(ast::Sym, bool)> = inputs
-            .iter()
-            .filter_map(|(name, set)| Some((self.names.get(name)?, *set)))
-            .collect();
-        // (Nothing varies: the interpreter keeps everything for the shape already.)
-        if syms.is_empty() {
-            return None;
-        }
-        let cx = eval::Ctx::new(self, p, Some(c)).with_budget(budget);
-        cx.planning.start_globals(&syms);
-        let ran = self.run_in(&cx, true, &mut |_| true);
-        let built = cx.planning.finish()?;
-        ran.ok()?;
-        let plan = plan::Plan::new(built);
-        let replay = plan.replay(p.n);
-        Some((plan, replay, inputs))
-    }
-
-    /// Runs the model's files in order in `cx`; false when `report` asked to stop.
-    fn run_in<'m>(
-        &'m self,
-        cx: &eval::Ctx<'m, '_>,
-        relations: bool,
-        report: &mut dyn FnMut(Verdict) -> bool,
-    ) -> Result<bool, CatError> {
-        let progs: Vec<&[Ins]> = self
-            .order
-            .iter()
-            .map(|&i| &self.files[i].prog.body[..])
-            .collect();
-        exec::Runner {
-            cx,
-            report,
-            relations,
-        }
-        .run_all(&progs)
-        .map_err(|e| *e)
-    }
-}
-
-/// What every candidate of a subtree gets from the model, when [`Model::bound`] can tell:
-/// the flags of each branch, all consistent.
-pub type Bound = Vec<Vec<String>>;
-
-impl Model {
-    /// Judges at once the candidates of a subtree that differ only in `rf` (and the values
-    /// their reads return), `p` holding the union of their `rf`: `Some` when every branch
-    /// of every one of them is consistent, with the flags of each branch, the same in
-    /// every candidate. `None` when the bound cannot tell: some check fails on the union,
-    /// or a choice, a test or a condition depends on what differs (see `eval::Upper`).
-    ///
-    /// An acyclicity check within locations (SC per location) fails on the union as soon
-    /// as a read has two sources: `r -fr-> w -rf-> r` mixes two candidates. It is settled
-    /// location by location instead: for each way the reads of one location may choose
-    /// (the others keeping the union), the check's relation has no cycle on that
-    /// location's events. In every candidate, its relation is within these, location by
-    /// location, and a cycle stays on one location.
-    pub fn bound(&self, p: &Primitives, budget: &Budget) -> Option<Bound> {
-        let cx = eval::Ctx::upper(self, p, None).with_budget(budget);
-        let mut branches = Vec::new();
-        let mut consistent = true;
-        let ran = self.run_in(&cx, false, &mut |v: Verdict| {
-            consistent &= v.failed.is_none();
-            branches.push(v.flags);
-            consistent
-        });
-        if ran.is_err() || !consistent || cx.lost() {
-            return None;
-        }
-        let deferred = cx.deferred();
-        if deferred.is_empty() {
-            return Some(branches);
-        }
-        let choices = location_choices(p, p.rels.get("rf")?)?;
-        for t in deferred {
-            for (events, rfs) in &choices {
-                for rf in rfs {
-                    let q = Primitives {
-                        rels: p.rels.with("rf", rf.clone()),
-                        sets: p.sets.clone(),
-                        ..*p
-                    };
-                    let probe =
-                        eval::Ctx::upper(self, &q, Some((t, events.clone()))).with_budget(budget);
-                    let ran = self.run_in(&probe, false, &mut |_| true);
-                    let held = probe.probe().is_some_and(|(_, _, ok)| ok.get());
-                    if ran.is_err() || probe.lost() || !held {
-                        return None;
-                    }
-                }
-            }
-        }
-        Some(branches)
-    }
-
-    /// Whether no candidate whose `rf` contains the one in `p` has a consistent execution:
-    /// `p` is one combination of runs whose reads do not all have a source yet (those
-    /// without read from nothing) and whose final writes are not chosen yet (`FW` empty).
-    /// The model runs bounded from below (see `eval::Upper`): a `with` takes what all its
-    /// choices contain, and a check failing there fails in each of the candidates.
-    /// Anything it cannot bound stops the run, with no answer.
-    pub fn doomed<'m>(
-        &'m self,
-        p: &Primitives,
-        cache: Option<&RunCache<'m>>,
-        budget: &Budget,
-    ) -> bool {
-        // The runs of one shape differ in `rf` and values only: one plan serves them all.
-        if let Some(c) = cache
-            && c.plan.get()
-            && let Some(rf) = p.rels.get("rf")
-        {
-            let mut kept = c.lower.borrow_mut();
-            if kept.is_none() {
-                let made = self.lower_plan(p, c, budget);
-                c.planned.set(c.planned.get() + made.is_some() as u64);
-                *kept = Some(made);
-            }
-            if let Some(Some((plan, replay))) = kept.as_mut() {
-                return plan.doomed(replay, rf, p.events);
-            }
-        }
-        let cx = eval::Ctx::from_below(self, p, cache).with_budget(budget);
-        let mut failed = false;
-        let _ = self.run_in(&cx, false, &mut |v: Verdict| {
-            failed = v.failed.is_some();
-            false
-        });
-        failed && !cx.lost()
-    }
-}
-
-impl Model {
-    /// The plan of [`Model::doomed`] for the candidates of `p`'s shape: the model run once
-    /// from below with `rf` symbolic (see [`plan`]). `None` when it cannot be made.
-    fn lower_plan<'m>(
-        &'m self,
-        p: &Primitives,
-        cache: &RunCache<'m>,
-        budget: &Budget,
-    ) -> Option<(plan::Plan<'m>, plan::Replay)> {
-        let rf = self.names.get("rf")?;
-        let cx = eval::Ctx::from_below(self, p, Some(cache)).with_budget(budget);
-        cx.planning.start_globals(&[(rf, false)]);
-        let ran = self.run_in(&cx, false, &mut |_| false);
-        let built = cx.planning.finish()?;
-        // An error other than the bound given up (a step) is the interpreter's to report.
-        if ran.is_err() && !matches!(built.1.last(), Some(plan::Step::GiveUp)) {
-            return None;
-        }
-        let plan = plan::Plan::new(built);
-        let replay = plan.replay(p.n);
-        Some((plan, replay))
-    }
-}
-
-/// Ways of choosing the reads of one location beyond this many are not tried one by one.
-const LOCATION_CHOICES: usize = 64;
-
-/// For each location: its events, and every `rf` in which its reads take one source each
-/// (the other reads keep theirs). The locations whose reads have one source each are looked
-/// at together, with `rf` as it is (a cycle of a relation within locations stays on one).
-fn location_choices(p: &Primitives, rf: &Rel) -> Option<Vec<(Set, Vec<Rel>)>> {
-    let n = p.n;
-    let mut out: Vec<(Set, Vec<Rel>)> = Vec::new();
-    let mut decided = Set::empty(n);
-    let mut done: Vec<&Value> = Vec::new();
-    for e in 0..n {
-        let Some(loc) = p.events[e].loc.as_ref() else {
-            continue;
-        };
-        if done.contains(&loc) {
-            continue;
-        }
-        done.push(loc);
-        let events = Set::from_iter(n, (0..n).filter(|&e| p.events[e].loc.as_ref() == Some(loc)));
-        let reads: Vec<(usize, Vec<usize>)> = events
-            .iter()
-            .filter(|&e| p.events[e].kind == Kind::Read)
-            .map(|e| (e, (0..n).filter(|&w| rf.contains(w, e)).collect::<Vec<_>>()))
-            .filter(|(_, ws)| ws.len() > 1)
-            .collect();
-        if reads.is_empty() {
-            decided.union_with(&events);
-            continue;
-        }
-        let mut choices = vec![rf.clone()];
-        for (e, ws) in &reads {
-            let mut next = Vec::new();
-            for c in &choices {
-                for &w in ws {
-                    let mut c = c.clone();
-                    for x in ws {
-                        c.remove(*x, *e);
-                    }
-                    c.insert(w, *e);
-                    next.push(c);
-                }
-            }
-            if next.len() > LOCATION_CHOICES {
-                return None;
-            }
-            choices = next;
-        }
-        out.push((events, choices));
-    }
-    if !decided.is_empty() {
-        out.push((decided, vec![rf.clone()]));
-    }
-    Some(out)
 }
 
 fn mark(x: &Option<Sym>, bound: &mut [bool]) {

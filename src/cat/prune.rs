@@ -52,20 +52,18 @@ impl<'m> Coherence<'m> {
             negated: false,
             name: t.name.clone().unwrap_or_else(|| t.text.clone()),
             cycle: Some(cycle),
+            pair: None,
         }
     }
 }
 
-/// Prefixes are tested this many times at a site before their success rate is judged.
-const TRIAL: u32 = 128;
-
 /// Whether testing prefixes of orders at `site` with `left` elements still to place pays
 /// (tries and drops in `levels`): only while at least one in `left!` of them is dropped
-/// (after [`TRIAL`] tries), as below lie at most `left!` orders, each judged in about the
-/// time a test takes.
-pub fn prefix_pays(levels: &Tally, site: usize, left: usize) -> bool {
+/// (after `trial` tries, `Tuning::prefix_trial`), as below lie at most `left!` orders,
+/// each judged in about the time a test takes.
+pub fn prefix_pays(levels: &Tally, site: usize, left: usize, trial: u32) -> bool {
     let orders: u32 = (1..=left.min(12) as u32).product();
-    levels.worth((site, left), TRIAL, orders)
+    trial == 0 || levels.worth((site, left), trial, orders)
 }
 
 /// Makes one of the [`Pruner`]'s tests, the first time it is needed.

@@ -1,4 +1,5 @@
-//! Behaviour of the interpreter on small hand-built candidates.
+//! Behaviour of the model's evaluation on small hand-built candidates: every verdict of
+//! the fast path is checked against the reference evaluator's.
 
 use super::*;
 use crate::rel::{Rel, Set};
@@ -377,21 +378,36 @@ fn cfg_files() {
 }
 
 /// The `co`s of the branches that pass, and how many branches failed.
+/// Runs `m` on each of `cs` in turn, through one [`Checker`] (the candidates having one
+/// shape: one plan), collecting each candidate's verdicts; and what the fast paths did.
+fn checked(m: &Model, cs: &[&Cand], tuning: &Tuning) -> (Vec<Vec<Verdict>>, Stats) {
+    let checker = Checker::new(m, tuning);
+    let out = cs
+        .iter()
+        .map(|c| {
+            let mut out = Vec::new();
+            checker
+                .verdicts(&c.prims(), &[], true, &Budget::unlimited(), &mut |v| {
+                    out.push(v);
+                    true
+                })
+                .unwrap_or_else(|e| panic!("{e}"));
+            out
+        })
+        .collect();
+    (out, checker.stats())
+}
+
 /// The coherence orders passing `src` on the store-buffering candidate, and how many
-/// failures were reported, as the plan of the candidate's shape judges them (made at the
-/// second run of the shape, when it can be: its lower bounds drop orders before the
-/// product is walked).
+/// failures were reported, as the plan of the candidate's shape judges them (its lower
+/// bounds drop orders before the product is walked).
 fn passing_cos(src: &str) -> (Vec<Vec<(usize, usize)>>, usize) {
     let m = model(src, &[]);
-    let cache = m.new_cache();
-    let fresh = verdicts(&m, &sb());
-    let first = cached_verdicts(&m, &sb(), &cache);
-    assert_eq!(
-        first.len(),
-        fresh.len(),
-        "the first run of a shape is interpreted"
-    );
-    let vs = cached_verdicts(&m, &sb(), &cache);
+    let c = sb();
+    verdicts(&m, &c);
+    let (mut runs, stats) = checked(&m, &[&c], &Tuning::default());
+    assert_eq!(stats.plans, 1, "{src}");
+    let vs = runs.remove(0);
     let mut ok: Vec<Vec<(usize, usize)>> = vs
         .iter()
         .filter(|v| v.failed.is_none())
@@ -426,76 +442,66 @@ fn native_coherence_orders_match_the_interpreted_ones() {
     let (ok_n, failed_n) = passing_cos(&native);
     let (ok_i, failed_i) = passing_cos(&interpreted);
     assert_eq!(ok_n, ok_i);
-    // Every order putting an initial write last fails uniproc: only one of them (per
-    // candidate) is reported natively, all three are reported interpreted.
-    assert_eq!(failed_i, 3);
-    assert_eq!(failed_n, 1);
+    // Every order putting an initial write last fails uniproc: the guard drops them all
+    // before the branches run, one failure standing for them, whether the orders are
+    // built natively or come as a set the model built.
+    assert_eq!((failed_n, failed_i), (1, 1));
     assert_eq!(ok_n.len(), 1);
-}
-
-/// Runs `m` on `c` reusing `cache`, collecting each branch's verdict.
-fn cached_verdicts<'m>(m: &'m Model, c: &Cand, cache: &RunCache<'m>) -> Vec<Verdict> {
-    let mut out = Vec::new();
-    m.run_cached(
-        &c.prims(),
-        Some(cache),
-        true,
-        &Budget::unlimited(),
-        &mut |v| {
-            out.push(v);
-            true
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    out
+    // The reference reports each of them.
+    let m = model(&interpreted, &[]);
+    let mut failed = 0;
+    let budget = Budget::unlimited();
+    reference::run(&m, &sb().prims(), false, &budget, &mut |v| {
+        failed += v.failed.is_some() as usize;
+        true
+    })
+    .unwrap();
+    assert_eq!(failed, 3);
 }
 
 #[test]
-fn cached_values_do_not_leak_rf() {
-    // `ppo` does not depend on rf and is shared; `com` and `obs` do and must be recomputed.
-    // `acyclic po` is decided once; `tso` and `obs` depend on rf.
+fn candidates_of_one_shape_share_a_plan_and_keep_their_own_rf() {
+    // `ppo` does not depend on rf and is computed when the plan is made; `com` and `obs`
+    // do, and are nodes each candidate computes again.
     let src = "M\nlet ppo = po \\ (W * R)\nlet com = rf | co | fr\nlet obs = rf ; ppo\n\
                acyclic po as order\nacyclic ppo | com as tso\nempty obs \\ (rf ; po) as obs\n";
     let m = model(src, &[]);
-    assert!(m.cache_keys.len() == 1, "only ppo is cacheable");
-    assert!(m.stable_tests.len() == 1, "only `order` is decided once");
-    let cache = m.new_cache();
     let sb_sc = {
         let mut c = sb();
         // P1 reads x=1 from P0: the SB cycle is broken.
         c.rels[1].1 = vec![(1, 3), (2, 5)];
         c
     };
-    for c in [sb(), sb_sc, sb()] {
-        let fresh: Vec<_> = verdicts(&m, &c)
+    let cs = [&sb(), &sb_sc, &sb()];
+    let (runs, stats) = checked(&m, &cs, &Tuning::default());
+    for (c, vs) in cs.iter().zip(runs) {
+        let fresh: Vec<_> = verdicts(&m, c)
             .into_iter()
             .map(|v| v.failed.map(|f| f.name))
             .collect();
-        let shared: Vec<_> = cached_verdicts(&m, &c, &cache)
-            .into_iter()
-            .map(|v| v.failed.map(|f| f.name))
-            .collect();
+        let shared: Vec<_> = vs.into_iter().map(|v| v.failed.map(|f| f.name)).collect();
         assert_eq!(fresh, shared);
     }
-    assert!(
-        cache.vals.borrow()[0].is_some(),
-        "ppo was computed once and kept"
-    );
-    assert_eq!(cache.tests.borrow().len(), 1, "`order` was decided once");
+    assert_eq!((stats.plans, stats.planned), (1, 3));
 }
 
 /// Each branch's flags (sorted), failed check and coherence order: what a branch that
 /// shares values with others must give as a run sharing nothing does.
 type BranchOutcome = (Vec<String>, Option<String>, Option<Rel>);
 
+/// The branches' outcomes, sorted: the plans walk coherence orders pick by pick, the
+/// reference in the order of the set it builds.
 fn branch_outcomes(vs: Vec<Verdict>) -> Vec<BranchOutcome> {
-    vs.into_iter()
+    let mut out: Vec<BranchOutcome> = vs
+        .into_iter()
         .map(|v| {
             let mut flags = v.flags;
             flags.sort();
             (flags, v.failed.map(|f| f.name), v.co)
         })
-        .collect()
+        .collect();
+    out.sort_by_key(|o| format!("{o:?}"));
+    out
 }
 
 /// How many of the branches raise flag `name`.
@@ -506,13 +512,24 @@ fn raising(outcomes: &[BranchOutcome], name: &str) -> usize {
         .count()
 }
 
+/// Every verdict of the reference evaluator on `c`.
+fn reference_verdicts(m: &Model, c: &Cand) -> Vec<Verdict> {
+    let mut out = Vec::new();
+    reference::run(m, &c.prims(), true, &Budget::unlimited(), &mut |v| {
+        out.push(v);
+        true
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    out
+}
+
 #[test]
-fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
+fn with_branches_compute_again_only_the_values_that_read_their_variable() {
     // Four branches (two orders of x's writes, then two of y's). `bx` reads `cox` only, so
-    // the branches of `coy` keep it; `early` reads neither, as its empty `none` stops the
-    // sequence first; `late`, `byf` (through a function) and `both` read the latest
-    // variable and are computed again in every branch. Each branch's flags and checks are
-    // those of a run that shares nothing.
+    // the branches of `coy` keep it (its node's level is `cox`'s); `early` is empty as
+    // `none` is; `late`, `byf` (through a function) and `both` read the latest variable
+    // and are computed again in every branch. Each branch's flags and checks are the
+    // reference's.
     let src = "enum Locs = 'x || 'y\nlet none = [F]\nlet f r = r ; [IW]\n\
                with cox from linearisations(W & loc2events('x), 0)\n\
                let bx = cox ; [IW]\n\
@@ -523,24 +540,25 @@ fn with_branches_keep_only_the_values_that_did_not_read_their_variable() {
                flag ~empty early as early\nflag ~empty both as both\n\
                acyclic co | rf | ((rf^-1 ; co) \\ id) | po as sc";
     let m = model(src, &[]);
-    let cache = m.new_cache();
-    let fresh = branch_outcomes(verdicts(&m, &sb()));
+    let fresh = branch_outcomes(reference_verdicts(&m, &sb()));
     assert_eq!(fresh.len(), 4);
     // The flags differ between branches: each must be its own branch's.
     for flag in ["bx", "late"] {
         assert!((1..fresh.len()).contains(&raising(&fresh, flag)), "{flag}");
     }
     assert_eq!(raising(&fresh, "early"), 0);
-    for _ in 0..2 {
-        assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
+    let c = sb();
+    let (runs, _) = checked(&m, &[&c, &c], &Tuning::default());
+    for vs in runs {
+        assert_eq!(branch_outcomes(vs), fresh);
     }
 }
 
 #[test]
-fn a_let_rec_that_did_not_read_a_with_variable_is_kept_by_its_branches() {
-    // `quiet` stops at the empty `none` and never reads `cox`: the branches after the
-    // first keep its fixpoint. `reach` is `cox`'s closure: computed again in each branch,
-    // whose flags must be its own (some orders put an x write before x's initial write).
+fn a_let_rec_over_a_with_variable_is_iterated_in_each_branch() {
+    // `quiet` is computed when the plan is made (it reads nothing staged); `reach` is
+    // `cox`'s closure, a fixpoint node iterated again in each branch, whose flags must be
+    // its own (some orders put an x write before x's initial write).
     let src = "enum Locs = 'x || 'y\nlet none = [F]\n\
                with cox from linearisations(W & loc2events('x), 0)\n\
                let rec quiet = none | (quiet ; po)\n\
@@ -549,25 +567,28 @@ fn a_let_rec_that_did_not_read_a_with_variable_is_kept_by_its_branches() {
                flag ~empty quiet as quiet\nflag ~empty late as late\n\
                acyclic reach as order";
     let m = model(src, &[]);
-    let cache = m.new_cache();
-    let fresh = branch_outcomes(verdicts(&m, &sb()));
+    let fresh = branch_outcomes(reference_verdicts(&m, &sb()));
     assert!(fresh.len() > 1);
     assert!((1..fresh.len()).contains(&raising(&fresh, "late")));
     assert_eq!(raising(&fresh, "quiet"), 0);
-    for _ in 0..2 {
-        assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
+    let c = sb();
+    let (runs, stats) = checked(&m, &[&c, &c], &Tuning::default());
+    assert_eq!(
+        stats.plans, 1,
+        "the fixpoint over a `with` variable is a node"
+    );
+    for vs in runs {
+        assert_eq!(branch_outcomes(vs), fresh);
     }
 }
 
 #[test]
 fn values_naming_rf_are_computed_per_candidate_of_the_shape() {
-    // `locked` names rf, but there is no `F` event: the sequence stops before reaching rf.
-    // `com` reads rf. Neither is cached for the shape; the verdicts are those of fresh runs.
+    // `locked` names rf, but there is no `F` event: the sequence is empty whatever rf is.
+    // `com` reads rf. The verdicts are those of fresh runs.
     let src = "M\nlet locked = po; [F]; (po | rf)\nlet com = rf | co | fr\n\
                acyclic locked | po | com as sc\n";
     let m = model(src, &[]);
-    assert!(m.cache_keys.is_empty(), "both bindings name rf");
-    let cache = m.new_cache();
     let sb_sc = {
         let mut c = sb();
         c.rels[1].1 = vec![(1, 3), (2, 5)];
@@ -575,11 +596,10 @@ fn values_naming_rf_are_computed_per_candidate_of_the_shape() {
     };
     let failed =
         |vs: Vec<Verdict>| -> Vec<_> { vs.into_iter().map(|v| v.failed.map(|f| f.name)).collect() };
-    for c in [sb(), sb_sc, sb()] {
-        assert_eq!(
-            failed(verdicts(&m, &c)),
-            failed(cached_verdicts(&m, &c, &cache))
-        );
+    let cs = [&sb(), &sb_sc, &sb()];
+    let (runs, _) = checked(&m, &cs, &Tuning::default());
+    for (c, vs) in cs.iter().zip(runs) {
+        assert_eq!(failed(verdicts(&m, c)), failed(vs));
     }
 }
 
@@ -660,10 +680,10 @@ fn a_po_rf_cycle_guard_is_read_from_the_model() {
     assert!(!guarded("let po-loc = po\nacyclic po-loc | rf"));
 }
 
-/// A model bounded from below (`Model::doomed`) condemns a partial `rf` only when a check
-/// fails in every candidate containing it: a non-negated check failing on the edges chosen,
-/// or an exact one failing; never a negated check on what may still grow, nor a difference
-/// with something that varies.
+/// A model bounded from below ([`Checker::doomed`]) condemns a partial `rf` only when a
+/// check fails in every candidate containing it: a non-negated check failing on the edges
+/// chosen, or an exact one failing; never a negated check on what may still grow, nor a
+/// difference with something that varies.
 #[test]
 fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
     let with_rf = |pairs: Vec<(usize, usize)>| {
@@ -673,8 +693,13 @@ fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
         c
     };
     let (some, none) = (with_rf(vec![(1, 3)]), with_rf(vec![]));
-    let doomed =
-        |src: &str, c: &Cand| model(src, &[]).doomed(&c.prims(), None, &Budget::unlimited());
+    let doomed = |src: &str, c: &Cand| {
+        Checker::new(&model(src, &[]), &Tuning::default()).doomed(
+            &c.prims(),
+            &[],
+            &Budget::unlimited(),
+        )
+    };
     // Grows with rf: fails as soon as an edge is chosen.
     assert!(doomed("M\nempty rf as no-rf\n", &some));
     assert!(!doomed("M\nempty rf as no-rf\n", &none));
@@ -686,7 +711,7 @@ fn a_partial_rf_is_doomed_only_by_a_check_that_fails_in_every_completion() {
     assert!(doomed("M\n~empty F as fences\n", &none));
     // A difference with what varies is nothing from below.
     assert!(!doomed("M\nempty po \\ rf as po-in-rf\n", &some));
-    // A `with` binds what all its choices contain; choices that vary stop the run.
+    // A `with` binds what all its choices contain; choices that vary give the plan up.
     assert!(doomed(
         "M\nwith x from {po, po | loc}\nempty x as nothing\n",
         &none
@@ -730,11 +755,12 @@ fn checks_and_flags_after_a_with_over_orders_are_judged_per_branch() {
         assert_eq!(raising(&fresh, "never"), 0);
         assert_eq!(raising(&fresh, "gaps"), 4);
         assert_eq!(raising(&fresh, "against"), 4);
-        // (Settling is for the branches a plan does not run.)
-        let cache = m.new_cache();
-        cache.plan.set(false);
-        for _ in 0..2 {
-            assert_eq!(branch_outcomes(cached_verdicts(&m, &sb(), &cache)), fresh);
+        // Plans off: the reference evaluator judges every candidate, the same way.
+        let c = sb();
+        let (runs, stats) = checked(&m, &[&c, &c], &Tuning::reference());
+        assert_eq!((stats.plans, stats.referenced), (0, 2));
+        for vs in runs {
+            assert_eq!(branch_outcomes(vs), fresh);
         }
     }
 }
@@ -743,7 +769,8 @@ fn checks_and_flags_after_a_with_over_orders_are_judged_per_branch() {
 fn run_error(src: &str, budget: &Budget) -> CatError {
     let m = model(src, &[]);
     let c = sb();
-    m.run_cached(&c.prims(), None, true, budget, &mut |_| true)
+    Checker::new(&m, &Tuning::default())
+        .verdicts(&c.prims(), &[], true, budget, &mut |_| true)
         .expect_err(src)
 }
 

@@ -3,12 +3,18 @@
 //! Sets and relations of events are [`Set`]/[`Rel`] bit matrices behind `Rc`, so binding and
 //! passing them around never copies. `Empty` and `Unv` stay symbolic until an operator
 //! needs their type, as in herd.
+//!
+//! A value may also be *staged* (`Value::Staged`): a set or relation known only when a
+//! plan runs (see `cat::plan`), which the plan compiler makes and nothing else does. Its
+//! type parameter is [`Never`] everywhere else, so the reference evaluator's values are
+//! never staged.
 
 use super::ast::{Expr, FunDef, Ins, Pat, Sym};
 use super::builtins::Builtin;
 use crate::rel::{Rel, Set};
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::fmt::Debug;
 use std::rc::Rc;
 
 /// The relation holding just the pair `(a, b)`, over `n` events: a [`Value::Pair`] taken as
@@ -25,8 +31,30 @@ pub struct TagName {
     pub name: String,
 }
 
+/// What a staged value is (see the module's documentation).
+pub trait Stage: Clone + Debug {
+    /// `events` or `rel`.
+    fn type_name(&self) -> &'static str;
+    /// An order among staged values, for sets of values.
+    fn order(&self, other: &Self) -> Ordering;
+}
+
+/// No staged value: the values of the reference evaluator and of everything but the plan
+/// compiler.
+#[derive(Clone, Copy, Debug)]
+pub enum Never {}
+
+impl Stage for Never {
+    fn type_name(&self) -> &'static str {
+        match *self {}
+    }
+    fn order(&self, _: &Self) -> Ordering {
+        match *self {}
+    }
+}
+
 #[derive(Clone, Debug)]
-pub enum Value<'m> {
+pub enum Value<'m, S: Stage = Never> {
     /// `{}`: empty of any type.
     Empty,
     /// `_`: all events, or all pairs of events.
@@ -38,107 +66,71 @@ pub enum Value<'m> {
     /// A tag: its enum type and its name.
     Tag(&'m TagName),
     /// A set of non-event values, sorted by [`cmp`] and without duplicates.
-    ValSet(Rc<Vec<Value<'m>>>),
-    Tuple(Rc<Vec<Value<'m>>>),
-    Clo(Rc<Closure<'m>>),
+    ValSet(Rc<Vec<Value<'m, S>>>),
+    Tuple(Rc<Vec<Value<'m, S>>>),
+    Clo(Rc<Closure<'m, S>>),
     Prim(Builtin),
-    Proc(Rc<Procedure<'m>>),
-    /// A set or relation that differs between the branches a plan stands for: a node of
-    /// the plan being built (see [`super::plan`]).
-    Sym(SymVal),
-}
-
-/// A node of the plan being built, and whether it is a set (else a relation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SymVal {
-    pub node: u32,
-    pub set: bool,
-}
-
-/// Whether `v` is symbolic or holds a symbolic value (a tuple of them).
-pub fn has_sym(v: &Value<'_>) -> bool {
-    match v {
-        Value::Sym(_) => true,
-        Value::Tuple(t) => t.iter().any(has_sym),
-        _ => false,
-    }
+    Proc(Rc<Procedure<'m, S>>),
+    /// Known only when a plan runs (see the module's documentation).
+    Staged(S),
 }
 
 /// An environment: a persistent list of bindings, newest first.
-#[derive(Clone, Default, Debug)]
-pub struct Env<'m>(pub Option<Rc<EnvNode<'m>>>);
+#[derive(Clone, Debug)]
+pub struct Env<'m, S: Stage = Never>(pub Option<Rc<EnvNode<'m, S>>>);
+
+impl<S: Stage> Default for Env<'_, S> {
+    fn default() -> Self {
+        Env(None)
+    }
+}
 
 #[derive(Debug)]
-pub struct EnvNode<'m> {
+pub struct EnvNode<'m, S: Stage> {
     pub name: Sym,
-    /// Part of an environment the candidates of a run cache share (see
-    /// [`Env::mark_shared`]): it stays alive, unchanged, as long as the cache.
-    pub shared: std::cell::Cell<bool>,
-    pub slot: Slot<'m>,
-    pub next: Env<'m>,
+    pub slot: Slot<'m, S>,
+    pub next: Env<'m, S>,
 }
 
 /// A bound value, or a `let` right-hand side not evaluated yet (herd binds lazily, so
 /// unused definitions cost nothing and their errors do not matter).
 #[derive(Clone, Debug)]
-pub enum Slot<'m> {
-    Val(Value<'m>),
-    Thunk(Rc<Thunk<'m>>),
-    /// A value each candidate (and each `with` branch) sets in its own memo table: the
-    /// variable of a `with` or of a `let rec`, in an environment candidates share.
-    Memo(u32),
+pub enum Slot<'m, S: Stage> {
+    Val(Value<'m, S>),
+    Thunk(Rc<Thunk<'m, S>>),
 }
 
 #[derive(Debug)]
-pub struct Thunk<'m> {
+pub struct Thunk<'m, S: Stage> {
     pub expr: &'m Expr,
-    pub env: Env<'m>,
-    pub value: Held<'m>,
-    /// Its slot in the run cache, for a binding that is the same in every candidate.
-    pub key: Option<u32>,
+    pub env: Env<'m, S>,
+    /// The value, once forced.
+    pub value: RefCell<Option<Value<'m, S>>>,
 }
 
-/// A forced value, with the latest `with` or `let rec` variable its evaluation read,
-/// directly or through other values, as that variable's memo slot plus one (0: none;
-/// `u32::MAX` for a function or procedure, which may read anything when called).
-pub type Forced<'m> = (Value<'m>, u32);
-
-/// Where a thunk keeps its value once forced.
-#[derive(Debug)]
-pub enum Held<'m> {
-    /// In the thunk: it belongs to one candidate's environment.
-    Own(RefCell<Option<Forced<'m>>>),
-    /// In each candidate's memo table, at this index: the thunk is in an environment
-    /// candidates share.
-    Memo(u32),
-}
-
-impl<'m> EnvNode<'m> {
-    /// The slot of `name` in this node or the ones below it.
-    pub fn lookup(&self, name: Sym) -> Option<&Slot<'m>> {
-        let mut cur = self;
-        loop {
-            if cur.name == name {
-                return Some(&cur.slot);
-            }
-            cur = cur.next.0.as_deref()?;
-        }
-    }
-}
-
-impl<'m> Env<'m> {
-    pub fn bind(&self, name: Sym, val: Value<'m>) -> Env<'m> {
+impl<'m, S: Stage> Env<'m, S> {
+    pub fn bind(&self, name: Sym, val: Value<'m, S>) -> Env<'m, S> {
         self.bind_slot(name, Slot::Val(val))
+    }
+
+    /// Binds `name` lazily to `expr`, evaluated in `env` when first needed.
+    pub fn bind_lazy(&self, name: Sym, expr: &'m Expr, env: &Env<'m, S>) -> Env<'m, S> {
+        let t = Thunk {
+            expr,
+            env: env.clone(),
+            value: RefCell::new(None),
+        };
+        self.bind_slot(name, Slot::Thunk(Rc::new(t)))
     }
 
     /// Binds a pattern to a value (tuples are split component-wise); the error is the
     /// message, for the caller to locate.
-    pub fn bind_pat(&self, pat: &Pat, v: Value<'m>) -> Result<Env<'m>, &'static str> {
+    pub fn bind_pat(&self, pat: &Pat, v: Value<'m, S>) -> Result<Env<'m, S>, &'static str> {
         match pat {
             Pat::Var(None) => Ok(self.clone()),
             Pat::Var(Some(x)) => Ok(self.bind(*x, v)),
             Pat::Tuple(xs) => {
-                let vs: Vec<Value<'m>> = match v {
+                let vs: Vec<Value<'m, S>> = match v {
                     Value::Tuple(t) => t.to_vec(),
                     Value::Pair(a, b) => vec![Value::Event(a as usize), Value::Event(b as usize)],
                     v => vec![v],
@@ -156,59 +148,74 @@ impl<'m> Env<'m> {
             }
         }
     }
-    pub fn bind_slot(&self, name: Sym, slot: Slot<'m>) -> Env<'m> {
+
+    pub fn bind_slot(&self, name: Sym, slot: Slot<'m, S>) -> Env<'m, S> {
         Env(Some(Rc::new(EnvNode {
             name,
-            shared: std::cell::Cell::new(false),
             slot,
             next: self.clone(),
         })))
     }
-    /// Marks the nodes of this environment down to `base` (exclusive) as shared.
-    pub fn mark_shared(&self, base: &Env<'m>) {
-        let stop = base.0.as_ref().map(Rc::as_ptr);
-        let mut cur = &self.0;
-        while let Some(n) = cur {
-            if Some(Rc::as_ptr(n)) == stop || n.shared.get() {
-                break;
-            }
-            n.shared.set(true);
-            cur = &n.next.0;
-        }
-    }
 
-    pub fn lookup(&self, name: Sym) -> Option<&Slot<'m>> {
-        self.0.as_deref()?.lookup(name)
+    pub fn lookup(&self, name: Sym) -> Option<&Slot<'m, S>> {
+        let mut cur = self.0.as_deref()?;
+        loop {
+            if cur.name == name {
+                return Some(&cur.slot);
+            }
+            cur = cur.next.0.as_deref()?;
+        }
     }
 }
 
 /// A function value. Recursive functions (`let rec f x = ...`) refer to their group of
 /// definitions instead of holding a cycle of `Rc`s: calling one rebinds the whole group.
 #[derive(Debug)]
-pub struct Closure<'m> {
+pub struct Closure<'m, S: Stage> {
     pub def: &'m FunDef,
-    pub env: Env<'m>,
-    pub rec: Option<(Rc<RecGroup<'m>>, usize)>,
+    pub env: Env<'m, S>,
+    pub rec: Option<(Rc<RecGroup<'m, S>>, usize)>,
+    /// Closures compare by identity (herd numbers them).
     pub id: u64,
 }
 
 /// Functions defined together by `let rec f = fun ... and g = fun ...`.
 #[derive(Debug)]
-pub struct RecGroup<'m> {
-    pub env: Env<'m>,
+pub struct RecGroup<'m, S: Stage> {
+    pub env: Env<'m, S>,
     pub funs: Vec<(Sym, &'m FunDef)>,
 }
 
 #[derive(Debug)]
-pub struct Procedure<'m> {
+pub struct Procedure<'m, S: Stage> {
     pub pat: &'m Pat,
     pub body: &'m [Ins],
-    pub env: Env<'m>,
+    pub env: Env<'m, S>,
     /// Recursive procedures see themselves under this name.
     pub rec_name: Option<Sym>,
 }
 
-impl<'m> Value<'m> {
+impl<'m, S: Stage> Closure<'m, S> {
+    /// The environment the body runs in: the captured one, with the function's recursive
+    /// group bound again (each call makes its own closures, `fresh` numbering them).
+    pub fn call_env(&self, mut fresh: impl FnMut() -> u64) -> Env<'m, S> {
+        let mut env = self.env.clone();
+        if let Some((g, _)) = &self.rec {
+            for (j, (name, def)) in g.funs.iter().enumerate() {
+                let c = Closure {
+                    def,
+                    env: g.env.clone(),
+                    rec: Some((g.clone(), j)),
+                    id: fresh(),
+                };
+                env = env.bind(*name, Value::Clo(Rc::new(c)));
+            }
+        }
+        env
+    }
+}
+
+impl<'m, S: Stage> Value<'m, S> {
     pub fn type_name(&self) -> &'static str {
         match self {
             Value::Empty => "{}",
@@ -222,20 +229,28 @@ impl<'m> Value<'m> {
             Value::Tuple(_) => "tuple",
             Value::Clo(_) | Value::Prim(_) => "closure",
             Value::Proc(_) => "procedure",
-            Value::Sym(s) if s.set => "events",
-            Value::Sym(_) => "rel",
+            Value::Staged(s) => s.type_name(),
         }
     }
 
-    pub fn set(s: Set) -> Value<'m> {
+    pub fn set(s: Set) -> Self {
         Value::Set(Rc::new(s))
     }
-    pub fn rel(r: Rel) -> Value<'m> {
+    pub fn rel(r: Rel) -> Self {
         Value::Rel(Rc::new(r))
+    }
+
+    /// Whether this is staged or holds a staged value (in a tuple or a set).
+    pub fn is_staged(&self) -> bool {
+        match self {
+            Value::Staged(_) => true,
+            Value::Tuple(t) | Value::ValSet(t) => t.iter().any(Value::is_staged),
+            _ => false,
+        }
     }
 }
 
-fn rank(v: &Value<'_>) -> u8 {
+fn rank<S: Stage>(v: &Value<'_, S>) -> u8 {
     match v {
         Value::Empty => 0,
         Value::Unv => 1,
@@ -249,12 +264,12 @@ fn rank(v: &Value<'_>) -> u8 {
         Value::Clo(_) => 9,
         Value::Prim(_) => 10,
         Value::Proc(_) => 11,
-        Value::Sym(_) => 12,
+        Value::Staged(_) => 12,
     }
 }
 
 /// Whether `v` is an empty set, relation or set of values.
-pub fn is_empty_coll(v: &Value<'_>) -> bool {
+pub fn is_empty_coll<S: Stage>(v: &Value<'_, S>) -> bool {
     match v {
         Value::Empty => true,
         Value::Set(s) => s.is_empty(),
@@ -266,7 +281,7 @@ pub fn is_empty_coll(v: &Value<'_>) -> bool {
 
 /// A total order on values, used for sets of values and for `=`; `{}` equals any empty
 /// collection, as in herd.
-pub fn cmp(a: &Value<'_>, b: &Value<'_>) -> Ordering {
+pub fn cmp<S: Stage>(a: &Value<'_, S>, b: &Value<'_, S>) -> Ordering {
     use Value::*;
     match (a, b) {
         (Empty, _) if is_empty_coll(b) => Ordering::Equal,
@@ -288,19 +303,20 @@ pub fn cmp(a: &Value<'_>, b: &Value<'_>) -> Ordering {
         (Clo(x), Clo(y)) => x.id.cmp(&y.id),
         (Prim(x), Prim(y)) => (*x as u32).cmp(&(*y as u32)),
         (Proc(x), Proc(y)) => (Rc::as_ptr(x) as usize).cmp(&(Rc::as_ptr(y) as usize)),
+        (Staged(x), Staged(y)) => x.order(y),
         _ => rank(a).cmp(&rank(b)),
     }
 }
 
 /// Builds a sorted, duplicate-free set of values.
-pub fn valset(mut v: Vec<Value<'_>>) -> Value<'_> {
+pub fn valset<S: Stage>(mut v: Vec<Value<'_, S>>) -> Value<'_, S> {
     v.sort_by(cmp);
     v.dedup_by(|a, b| cmp(a, b) == Ordering::Equal);
     Value::ValSet(Rc::new(v))
 }
 
 /// Adds `x` to the sorted set `s`.
-pub fn valset_add<'m>(s: &[Value<'m>], x: Value<'m>) -> Value<'m> {
+pub fn valset_add<'m, S: Stage>(s: &[Value<'m, S>], x: Value<'m, S>) -> Value<'m, S> {
     match s.binary_search_by(|y| cmp(y, &x)) {
         Ok(_) => Value::ValSet(Rc::new(s.to_vec())),
         Err(i) => {
@@ -313,42 +329,6 @@ pub fn valset_add<'m>(s: &[Value<'m>], x: Value<'m>) -> Value<'m> {
     }
 }
 
-/// `a ++ b`, herd's addition of an element to a set (a set of events, a relation, or a set
-/// of values), over `n` events; the error is the message, for the caller to locate.
-pub fn add<'m>(n: usize, a: Value<'m>, b: Value<'m>) -> Result<Value<'m>, String> {
-    match (a, b) {
-        (Value::Unv, _) => Err("universe in set ++".into()),
-        (_, Value::Unv) => Ok(Value::Unv),
-        (Value::Event(e), Value::Empty) => Ok(Value::set(Set::from_iter(n, [e]))),
-        (Value::Pair(x, y), Value::Empty) => Ok(Value::rel(pair_rel(n, x, y))),
-        (v, Value::Empty) => Ok(Value::ValSet(Rc::new(vec![v]))),
-        (v, Value::ValSet(s)) => Ok(valset_add(&s, v)),
-        (Value::Pair(x, y), Value::Rel(r)) => {
-            let mut r = Rc::unwrap_or_clone(r);
-            r.insert(x as usize, y as usize);
-            Ok(Value::rel(r))
-        }
-        (Value::Tuple(t), Value::Rel(r)) => match &t[..] {
-            [Value::Event(x), Value::Event(y)] => {
-                let mut r = Rc::unwrap_or_clone(r);
-                r.insert(*x, *y);
-                Ok(Value::rel(r))
-            }
-            _ => Err("this expression should be a pair".into()),
-        },
-        (Value::Event(e), Value::Set(s)) => {
-            let mut s = Rc::unwrap_or_clone(s);
-            s.insert(e);
-            Ok(Value::set(s))
-        }
-        (a, b) => Err(format!(
-            "cannot add a {} to a {}",
-            a.type_name(),
-            b.type_name()
-        )),
-    }
-}
-
-pub fn valset_contains(s: &[Value<'_>], x: &Value<'_>) -> bool {
+pub fn valset_contains<S: Stage>(s: &[Value<'_, S>], x: &Value<'_, S>) -> bool {
     s.binary_search_by(|y| cmp(y, x)).is_ok()
 }

@@ -55,10 +55,9 @@ pub fn run(a: &CheckArgs) -> i32 {
         ..Options::default()
     };
     if a.no_bound {
-        options.bound_min = 0;
-        options.cut_min = 0;
-        options.symmetry = false;
-        options.plans = false;
+        options.tuning.bound_min = 0;
+        options.tuning.cut_min = 0;
+        options.tuning.symmetry = false;
     }
     if a.reference {
         options = options.reference();
@@ -150,6 +149,10 @@ pub fn run(a: &CheckArgs) -> i32 {
         }
         return if status == 0 && mismatch { 1 } else { status };
     }
+    let recs: Vec<Record> = records
+        .iter()
+        .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
+        .collect();
     match format {
         "herd" => {
             for r in &records {
@@ -170,10 +173,6 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
         "table" | "json" | "jsonl" => {
-            let recs: Vec<Record> = records
-                .iter()
-                .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
-                .collect();
             out += &match format {
                 "table" => report::table::render(&columns, &recs),
                 _ => record::lines(&recs),
@@ -187,6 +186,9 @@ pub fn run(a: &CheckArgs) -> i32 {
     if let Err(e) = super::write_stdout(&out) {
         say!("error: cannot write the output: {e}");
         return 2;
+    }
+    if format != "table" {
+        super::summary_to_stderr(files.len(), &recs);
     }
     status
 }

@@ -10,7 +10,8 @@ use clap::Args;
 use crossterm::event::{self, Event, KeyEventKind};
 use litmus::litmus::ast::Test;
 use litmus::model::{self as models, Loaded};
-use litmus::outcome::{self, Options, explore::Exploration};
+use litmus::outcome::explore::{ExecRecord, Exploration, Listed};
+use litmus::outcome::{self, Options, Progress};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -59,8 +60,8 @@ pub fn run(a: &ExploreArgs) -> i32 {
 }
 
 fn explore(a: &ExploreArgs) -> Result<(), Failure> {
-    let test = diag::load_test(&a.file)?;
-    let model = load_model(a, &test)?;
+    let test = std::sync::Arc::new(diag::load_test(&a.file)?);
+    let model = std::sync::Arc::new(load_model(a, &test)?);
     // Raw mode needs a terminal on both ends; say so rather than fail inside crossterm.
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(
@@ -70,24 +71,292 @@ fn explore(a: &ExploreArgs) -> Result<(), Failure> {
                 .into(),
         );
     }
-    let mut app = std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(STACK)
-            .spawn_scoped(s, || {
-                litmus::crash::guard_this_thread();
-                compute(a, &test, &model)
-            })
-            .map_err(|e| format!("error: cannot start a worker thread: {e}"))?
-            .join()
-            .map_err(|_| Failure::from("error: the model crashed".to_string()))?
-    })?;
+    // The test is judged and its executions listed on a worker of its own while the
+    // terminal shows how far it got; quitting leaves the worker behind (the process ends).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let judging = Progress::default();
+    let listing = Progress::default();
+    let work = Work {
+        file: a.file.clone(),
+        unroll: a.unroll,
+        limit: a.limit,
+        budget: a.limits.budget(),
+        judging: judging.clone(),
+        listing: listing.clone(),
+    };
+    let (t, m) = (test.clone(), model.clone());
+    std::thread::Builder::new()
+        .stack_size(STACK)
+        .spawn(move || {
+            litmus::crash::guard_this_thread();
+            work.run(&t, &m, &tx)
+        })
+        .map_err(|e| format!("error: cannot start a worker thread: {e}"))?;
+    let header = Header {
+        test: test.name.clone(),
+        model: model.label.clone(),
+        condition: outcome::cond::show_condition(&test.condition),
+        summary: "judging…".into(),
+    };
+    let x = Exploration {
+        records: Vec::new(),
+        complete: false,
+        cut: 0,
+        symbols: Default::default(),
+        shown: outcome::shown_locations(&test),
+    };
+    let mut app = App::new(header, x, a.dot_dir.clone());
+    let mut watch = Watch {
+        rx,
+        judging,
+        listing,
+        limit: a.limit,
+        start: std::time::Instant::now(),
+        phase: Phase::Judging,
+        limited: None,
+    };
+    watch.update(&mut app)?;
     let mut term = ratatui::try_init().map_err(|e| {
         ratatui::restore();
         format!("error: cannot set up the terminal: {e}")
     })?;
-    let res = event_loop(&mut term, &mut app);
+    let res = event_loop(&mut term, &mut app, &mut watch);
     ratatui::restore();
-    res.map_err(|e| format!("error: terminal: {e}").into())
+    match res {
+        Ok(()) => match watch.limited.take() {
+            Some(msg) => Err(Failure { status: 3, msg }),
+            None => Ok(()),
+        },
+        Err(Stop::Io(e)) => Err(format!("error: terminal: {e}").into()),
+        Err(Stop::Failed(f)) => Err(f),
+    }
+}
+
+/// What the worker does: judge the test (for herd's summary and the judge's own
+/// execution), then list its executions.
+struct Work {
+    file: PathBuf,
+    unroll: u32,
+    limit: usize,
+    budget: litmus::budget::Budget,
+    judging: Progress,
+    listing: Progress,
+}
+
+/// What the worker says, in this order: the judgement, executions one by one, the end.
+enum Msg {
+    Judged(Box<Judged>),
+    Record(Box<ExecRecord>),
+    Listed(Box<Result<Listed, Failure>>),
+}
+
+/// A judgement as the explorer shows it.
+struct Judged {
+    summary: String,
+    symbols: litmus::sem::Symbols,
+    /// The judge's witness, or the execution whose rejection explains a forbidden outcome.
+    answer: Option<ExecRecord>,
+    /// Whether some execution satisfies the condition: worth searching for past the cap.
+    reachable: bool,
+    /// The judgement failed (undetermined, or an error): nothing to list.
+    failed: Option<Failure>,
+}
+
+impl Work {
+    fn run(self, test: &Test, m: &Loaded, tx: &std::sync::mpsc::Sender<Msg>) {
+        let opts = Options {
+            unroll: self.unroll,
+            budget: self.budget.clone(),
+            explainer: m.explainer(),
+            progress: Some(self.judging.clone()),
+            ..Options::default()
+        };
+        let fail = |e: litmus::exec::EngineError| {
+            if e.exhausted.is_some() {
+                return Failure {
+                    status: 3,
+                    msg: format!(
+                        "{}: undetermined: {e} ({} candidates judged); nothing to explore",
+                        self.file.display(),
+                        e.explored.candidates
+                    ),
+                };
+            }
+            litmus::report::diag::Diagnostic::error(self.file.display().to_string(), e.at, e.msg)
+                .render_file()
+                .into()
+        };
+        let j = match outcome::judge(test, &m.model, m.macros.as_ref(), &opts) {
+            Ok(j) => j,
+            Err(e) => {
+                let _ = tx.send(Msg::Judged(Box::new(Judged {
+                    summary: String::new(),
+                    symbols: Default::default(),
+                    answer: None,
+                    reachable: false,
+                    failed: Some(fail(e)),
+                })));
+                return;
+            }
+        };
+        let (pos, neg) = j.witnesses();
+        let summary = format!(
+            "States {} · {}{} · Positive: {pos} Negative: {neg} · Observation {} {} {} {}",
+            j.states.len(),
+            if j.cut { "Loop " } else { "" },
+            if j.ok() { "Ok" } else { "No" },
+            j.name,
+            j.observation(),
+            j.sat,
+            j.unsat
+        );
+        let judged = Judged {
+            summary,
+            symbols: j.symbols.clone(),
+            answer: ExecRecord::of_judgement(&j),
+            reachable: j.sat > 0 || j.forbidden_by.is_some(),
+            failed: None,
+        };
+        let reachable = judged.reachable;
+        if tx.send(Msg::Judged(Box::new(judged))).is_err() {
+            return;
+        }
+        let opts = Options {
+            progress: Some(self.listing.clone()),
+            ..opts
+        };
+        let listed = outcome::explore::listing(
+            test,
+            &m.model,
+            m.macros.as_ref(),
+            &opts,
+            self.limit,
+            reachable,
+            &mut |r| tx.send(Msg::Record(Box::new(r))).is_ok(),
+        );
+        let _ = tx.send(Msg::Listed(Box::new(listed.map_err(fail))));
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Judging,
+    Listing,
+    Done,
+}
+
+/// The worker's messages and counters, turned into the app's state.
+struct Watch {
+    rx: std::sync::mpsc::Receiver<Msg>,
+    judging: Progress,
+    listing: Progress,
+    limit: usize,
+    start: std::time::Instant,
+    phase: Phase,
+    /// The listing ran out of the test's budget: the explorer exits with status 3, saying so.
+    limited: Option<String>,
+}
+
+/// Why the event loop ended other than by a key.
+enum Stop {
+    Io(std::io::Error),
+    Failed(Failure),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop::Io(e)
+    }
+}
+
+impl Watch {
+    /// Takes what the worker said since the last call; the judgement's failure ends the
+    /// explorer.
+    fn update(&mut self, app: &mut App) -> Result<(), Failure> {
+        while let Ok(msg) = self.rx.try_recv() {
+            match msg {
+                Msg::Judged(j) => {
+                    if let Some(f) = j.failed {
+                        return Err(f);
+                    }
+                    app.header.summary = j.summary;
+                    app.exploration.symbols = j.symbols;
+                    if let Some(r) = j.answer {
+                        app.push(r);
+                    }
+                    self.phase = Phase::Listing;
+                    app.searching = j.reachable;
+                }
+                Msg::Record(r) => app.push(*r),
+                Msg::Listed(l) => {
+                    self.phase = Phase::Done;
+                    match *l {
+                        Ok(l) => {
+                            app.exploration.complete = l.complete;
+                            app.exploration.cut = l.cut;
+                            app.searched = Some((l.searched, l.found));
+                        }
+                        Err(f) if f.status == 3 => {
+                            app.status = f.msg.clone();
+                            self.limited = Some(f.msg);
+                        }
+                        Err(f) => return Err(f),
+                    }
+                }
+            }
+        }
+        let secs = self.start.elapsed().as_secs_f64();
+        app.activity = match self.phase {
+            Phase::Judging => format!(
+                "judging: {} candidates so far ({secs:.1} s)",
+                thousands(self.judging.get())
+            ),
+            Phase::Listing => {
+                let n = thousands(self.listing.get());
+                let listed = app.exploration.records.iter().filter(|r| !r.from_judge());
+                let (listed, sat) = listed.fold((0, false), |(n, s), r| (n + 1, s || r.sat));
+                if app.searching && listed >= self.limit && !sat {
+                    format!(
+                        "none of the first {} satisfies the condition; looking further: \
+                         {n} candidates visited ({secs:.1} s)",
+                        self.limit
+                    )
+                } else {
+                    format!("listing: {n} candidates visited ({secs:.1} s)")
+                }
+            }
+            Phase::Done => {
+                let n = thousands(self.listing.get());
+                match app.searched {
+                    Some((k, true)) if k > 0 => format!(
+                        "{n} candidates visited: the first satisfying the condition lies {} \
+                         past the first {} executions (listed last)",
+                        thousands(k),
+                        self.limit
+                    ),
+                    Some((_, false)) if app.searching => format!(
+                        "{n} candidates visited: none past the first {} satisfies the condition",
+                        self.limit
+                    ),
+                    _ => format!("{n} candidates visited"),
+                }
+            }
+        };
+        Ok(())
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (k, c) in s.chars().enumerate() {
+        if k > 0 && (s.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The model the test is judged under, as `check` picks it.
@@ -110,55 +379,19 @@ fn load_model(a: &ExploreArgs, test: &Test) -> Result<Loaded, String> {
     Ok(m)
 }
 
-/// herd's summary for the header, and the executions for the list, both within one
-/// budget: a test over it is undetermined (exit status 3), as in `check`.
-fn compute(a: &ExploreArgs, test: &Test, m: &Loaded) -> Result<App, Failure> {
-    let opts = Options {
-        unroll: a.unroll,
-        budget: a.limits.budget(),
-        ..Options::default()
-    };
-    let fail = |e: litmus::exec::EngineError| {
-        if e.exhausted.is_some() {
-            return Failure {
-                status: 3,
-                msg: format!(
-                    "{}: undetermined: {e} ({} candidates judged); nothing to explore",
-                    a.file.display(),
-                    e.explored.candidates
-                ),
-            };
-        }
-        litmus::report::diag::Diagnostic::error(a.file.display().to_string(), e.at, e.msg)
-            .render_file()
-            .into()
-    };
-    let j = outcome::judge(test, &m.model, m.macros.as_ref(), &opts).map_err(fail)?;
-    let x: Exploration =
-        outcome::explore::executions(test, &m.model, m.macros.as_ref(), &opts, a.limit)
-            .map_err(fail)?;
-    let (pos, neg) = j.witnesses();
-    let header = Header {
-        test: test.name.clone(),
-        model: m.label.clone(),
-        condition: outcome::cond::show_condition(&test.condition),
-        summary: format!(
-            "States {} · {}{} · Positive: {pos} Negative: {neg} · Observation {} {} {} {}",
-            j.states.len(),
-            if j.cut { "Loop " } else { "" },
-            if j.ok() { "Ok" } else { "No" },
-            j.name,
-            j.observation(),
-            j.sat,
-            j.unsat
-        ),
-    };
-    Ok(App::new(header, x, a.dot_dir.clone()))
-}
-
-fn event_loop(term: &mut ratatui::DefaultTerminal, app: &mut App) -> std::io::Result<()> {
+fn event_loop(
+    term: &mut ratatui::DefaultTerminal,
+    app: &mut App,
+    watch: &mut Watch,
+) -> Result<(), Stop> {
+    // Redrawn at least this often while the worker works, so its progress shows.
+    const TICK: std::time::Duration = std::time::Duration::from_millis(100);
     loop {
+        watch.update(app).map_err(Stop::Failed)?;
         term.draw(|f| view::draw(f, app))?;
+        if !event::poll(TICK)? {
+            continue;
+        }
         let Event::Key(k) = event::read()? else {
             continue;
         };

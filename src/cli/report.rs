@@ -73,6 +73,12 @@ pub fn run(a: &ReportArgs) -> i32 {
         say!("error: cannot write the output: {e}");
         return 2;
     }
+    if format != "table" {
+        let mut files: Vec<&str> = recs.iter().map(|r| r.file.as_str()).collect();
+        files.sort();
+        files.dedup();
+        super::summary_to_stderr(files.len(), &recs);
+    }
     // As `check` would end: 2 when some input was not judged, else 3 when one ran out.
     if recs.iter().any(|r| r.status == "error") {
         2

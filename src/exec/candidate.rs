@@ -384,12 +384,21 @@ impl Layout {
         let nloc = p.symbols.len();
         // The initial writes first, then each thread's events in order.
         let mut events: Vec<EventInfo> = (0..nloc)
-            .map(|l| EventInfo {
-                proc: None,
-                kind: Kind::Write,
-                loc: Some(Value::Addr(LocId(l as u32))),
-                val: Some(p.init_mem[l]),
-                tags: Vec::new(),
+            .map(|l| {
+                let (loc, val) = (Some(Value::Addr(LocId(l as u32))), Some(p.init_mem[l]));
+                // Initial writes of page-table entries are in herd's PTE sets too.
+                let tags = if p.symbols.vmsa {
+                    crate::sem::vmsa::entry_tags(&p.symbols, loc, val)
+                } else {
+                    Vec::new()
+                };
+                EventInfo {
+                    proc: None,
+                    kind: Kind::Write,
+                    loc,
+                    val,
+                    tags,
+                }
             })
             .collect();
         let mut instr = vec![0u32; nloc];
@@ -825,6 +834,81 @@ fn base_primitives(
                 .or_insert_with(|| Rel::empty(n))
                 .insert(offsets[t] + a as usize, offsets[t] + b as usize);
         }
+    }
+    // herd's `inv-domain` (herd/machAction.ml, `kvm`): a TLBI and each access to the entry
+    // it invalidates (our TLBI events are at the entry `PTE(x)` of their page), both ways;
+    // a TLBI with no page, every access to an entry.
+    if p.symbols.vmsa
+        && let Some(tlbi) = sets.get("TLBI")
+    {
+        let is_mem = |i: usize| matches!(events[i].kind, Kind::Read | Kind::Write);
+        let is_pte = |i: usize| match events[i].loc {
+            Some(Value::Addr(l)) => p.symbols.name(l).starts_with("PTE("),
+            _ => false,
+        };
+        let mut inv = Rel::empty(n);
+        for t in tlbi.iter() {
+            for e in (0..n).filter(|&e| is_mem(e) && is_pte(e)) {
+                if events[t].loc.is_none() || events[t].loc == events[e].loc {
+                    inv.insert(t, e);
+                    inv.insert(e, t);
+                }
+            }
+        }
+        rels.insert("inv-domain".into(), inv);
+    }
+    // herd's `alias` (two accesses to entries with the same output address) and newer
+    // herds' `PTEtoPA` (an access to an entry and each access to the physical location it
+    // maps to, which our `x` stands for), from the entries' `oa:X` tags.
+    if p.symbols.vmsa {
+        let oa = |i: usize| events[i].tags.iter().find_map(|t| t.strip_prefix("oa:"));
+        let is_pt = |i: usize| events[i].tags.iter().any(|t| t == "PTE");
+        let is_mem = |i: usize| matches!(events[i].kind, Kind::Read | Kind::Write);
+        let mut alias = Rel::empty(n);
+        let mut to_pa = Rel::empty(n);
+        for a in (0..n).filter(|&a| is_pt(a)) {
+            for (b, eb) in events.iter().enumerate() {
+                if is_pt(b) && oa(a).is_some() && oa(a) == oa(b) {
+                    alias.insert(a, b);
+                }
+                let at = |x: &str| match eb.loc {
+                    Some(Value::Addr(l)) => p.symbols.name(l) == x,
+                    _ => false,
+                };
+                if is_mem(b) && !is_pt(b) && oa(a).is_some_and(|x| !x.is_empty() && at(x)) {
+                    to_pa.insert(a, b);
+                }
+            }
+        }
+        rels.insert("alias".into(), alias);
+        rels.insert("PTEtoPA".into(), to_pa);
+        // herd's `same-low-order-bits`: the accesses and translation faults whose
+        // locations have the same offset in their page (`x+4` is 4, every other 0).
+        let offset = |i: usize| -> Option<i64> {
+            let e = &events[i];
+            let fault = e.tags.iter().any(|t| t == "FAULT");
+            match e.loc {
+                Some(Value::Addr(l)) if is_mem(i) => Some(
+                    p.symbols
+                        .name(l)
+                        .rsplit_once('+')
+                        .and_then(|(_, o)| o.parse().ok())
+                        .unwrap_or(0),
+                ),
+                _ if fault => Some(0),
+                _ => None,
+            }
+        };
+        let offs: Vec<Option<i64>> = (0..n).map(offset).collect();
+        let mut slob = Rel::empty(n);
+        for a in 0..n {
+            for b in 0..n {
+                if offs[a].is_some() && offs[a] == offs[b] {
+                    slob.insert(a, b);
+                }
+            }
+        }
+        rels.insert("same-low-order-bits".into(), slob);
     }
     // herd's `amo`: the read and write of one atomic instruction, the pairs of `rmw`
     // within one instruction instance (its `po_eq`); the rest of `rmw` is herd 7.58's

@@ -86,7 +86,13 @@ pub(crate) fn header(i: In) -> PResult<Header> {
     }
     let header = Header {
         arch,
-        name: name.fragment().to_string(),
+        // herd drops a `.litmus` ending from the name (its `Misc.clean_name`).
+        name: name
+            .fragment()
+            .strip_suffix(".litmus")
+            .filter(|n| !n.is_empty())
+            .unwrap_or(name.fragment())
+            .to_string(),
         doc: doc.map(|d| d.fragment().to_string()),
         info,
         comments,

@@ -11,6 +11,7 @@ mod c;
 mod common;
 mod error;
 pub mod expect;
+pub mod hash;
 mod lex;
 mod print;
 

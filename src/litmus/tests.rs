@@ -20,6 +20,12 @@ fn well_formed_samples_parse() {
 }
 
 #[test]
+fn a_litmus_ending_of_the_test_name_is_dropped_as_herd_drops_it() {
+    let t = parse(&C.replacen("C MP", "C MP.litmus", 1)).unwrap();
+    assert_eq!(t.name, "MP");
+}
+
+#[test]
 fn empty_file() {
     let e = err("");
     assert_eq!((e.line, e.col), (1, 1));

@@ -3,7 +3,8 @@
 //! that an engineer can see how an outcome is reached or why it is rejected.
 
 use super::graph::ExecGraph;
-use super::{Branch, Options, State, explain, visit};
+use super::{Branch, Explanation, Options, State, explain, explain_with, visit};
+use crate::cat::CheckKind;
 use crate::cat::Model;
 use crate::exec::EngineError;
 use crate::litmus::ast::{LocRef, Test};
@@ -14,7 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Clone, Debug)]
 pub struct ExecRecord {
     /// Which candidate (in visiting order) this is; a model that enumerates choices of its
-    /// own (`co`, ...) gives several records per candidate.
+    /// own (`co`, ...) gives several records per candidate. 0: the judge's own execution
+    /// (its witness, or the one whose rejection explains a forbidden outcome), found by an
+    /// enumeration with shortcuts, so without a place in this one.
     pub candidate: usize,
     pub state: State,
     /// The condition's proposition holds in the final state.
@@ -26,18 +29,82 @@ pub struct ExecRecord {
     pub graph: ExecGraph,
 }
 
-/// The check that rejected an execution, and its cycle in base edges (see `explain`).
+/// The check that rejected an execution, and what broke it in base edges (see
+/// [`super::Explanation`]).
 #[derive(Clone, Debug)]
 pub struct Rejection {
     pub check: String,
+    pub kind: CheckKind,
     /// Each event of the cycle with the relations leading to the next one; empty for a
-    /// check without a cycle (emptiness, irreflexivity without a witness).
+    /// check without a cycle (emptiness).
     pub cycle: Vec<(usize, String)>,
+    /// The offending pair of an `empty` check (an irreflexive check's event twice).
+    pub pair: Option<(usize, usize)>,
+    /// The events between the pair (see [`super::Explanation::between`]).
+    pub between: Vec<(usize, String)>,
+}
+
+impl Rejection {
+    fn of(e: Explanation) -> (Rejection, ExecGraph) {
+        (
+            Rejection {
+                check: e.check,
+                kind: e.kind,
+                cycle: e.cycle,
+                pair: e.pair,
+                between: e.between,
+            },
+            e.graph,
+        )
+    }
+
+    /// The edges to draw bold: the cycle's, or the path between the pair.
+    pub fn highlight(&self) -> Vec<(usize, usize)> {
+        let mut v = ExecGraph::cycle_edges(&self.cycle);
+        if let (Some((_, b)), false) = (self.pair, self.between.is_empty()) {
+            for (k, (a, _)) in self.between.iter().enumerate() {
+                let next = self.between.get(k + 1).map_or(b, |s| s.0);
+                v.push((*a, next));
+            }
+        }
+        v
+    }
 }
 
 impl ExecRecord {
     pub fn consistent(&self) -> bool {
         self.rejected.is_none()
+    }
+
+    /// Whether this is the judge's own execution (see [`ExecRecord::candidate`]).
+    pub fn from_judge(&self) -> bool {
+        self.candidate == 0
+    }
+
+    /// The execution the judgement `j` answers with, if it has one: its witness when the
+    /// outcome is reached, else the execution whose rejection explains why it is not.
+    pub fn of_judgement(j: &super::Judgement) -> Option<ExecRecord> {
+        if let (Some(g), Some(state)) = (&j.witness, &j.witness_state) {
+            return Some(ExecRecord {
+                candidate: 0,
+                state: state.clone(),
+                sat: true,
+                flags: Vec::new(),
+                rejected: None,
+                graph: g.clone(),
+            });
+        }
+        let e = j.forbidden_by.clone()?;
+        let state = e.state.clone();
+        let (rejected, graph) = Rejection::of(e);
+        Some(ExecRecord {
+            candidate: 0,
+            state,
+            sat: true,
+            flags: Vec::new(),
+            rejected: Some(rejected),
+            graph,
+        })
     }
 }
 
@@ -88,6 +155,35 @@ pub fn shown(
     selected(test, model, macros, opts, &keep, limit)
 }
 
+/// The record of one branch.
+fn record(b: &Branch, opts: &Options) -> ExecRecord {
+    let (graph, rejected) = match &b.verdict.failed {
+        None => (ExecGraph::of(b.c, &b.verdict), None),
+        Some(f) => {
+            // Only an execution satisfying the condition is worth the explaining model's
+            // run (see `Explainer`): it says why the outcome is forbidden.
+            let e = match b.sat {
+                true => explain_with(b.c, &b.verdict, f, b.state(), opts),
+                false => explain(b.c, &b.verdict, f, b.state()),
+            };
+            let (r, g) = Rejection::of(e);
+            (g, Some(r))
+        }
+    };
+    ExecRecord {
+        candidate: b.ordinal,
+        state: b.state().clone(),
+        sat: b.sat,
+        flags: if rejected.is_none() {
+            b.verdict.flags.clone()
+        } else {
+            Vec::new()
+        },
+        rejected,
+        graph,
+    }
+}
+
 /// [`executions`] of the branches `keep` keeps.
 fn selected(
     test: &Test,
@@ -107,29 +203,7 @@ fn selected(
             complete = false;
             return false;
         }
-        let (graph, rejected) = match &b.verdict.failed {
-            None => (ExecGraph::of(b.c, &b.verdict), None),
-            Some(f) => {
-                let e = explain(b.c, &b.verdict, f);
-                let r = Rejection {
-                    check: e.check,
-                    cycle: e.cycle,
-                };
-                (e.graph, Some(r))
-            }
-        };
-        records.push(ExecRecord {
-            candidate: b.ordinal,
-            state: b.state().clone(),
-            sat: b.sat,
-            flags: if rejected.is_none() {
-                b.verdict.flags
-            } else {
-                Vec::new()
-            },
-            rejected,
-            graph,
-        });
+        records.push(record(&b, opts));
         true
     })?;
     Ok(Exploration {
@@ -138,6 +212,71 @@ fn selected(
         cut: seen.cut,
         symbols: seen.symbols,
         shown: super::shown_locations(test),
+    })
+}
+
+/// How a [`listing`] ended.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Every candidate was visited.
+    pub complete: bool,
+    /// Candidates cut off by the unrolling bound.
+    pub cut: usize,
+    pub symbols: Symbols,
+    /// Candidates visited after the first `limit` executions, in search of one that
+    /// satisfies the condition.
+    pub searched: usize,
+    /// Whether that search found one.
+    pub found: bool,
+}
+
+/// The explorer's enumeration: the first `limit` executions in visiting order, each
+/// handed to `sink` as it is made (which may stop the listing by returning false); past
+/// them, when `none_sat_yet` is still true and `search` is set, the visit goes on until
+/// an execution that satisfies the condition, which is handed over too, so that the cap
+/// never hides the executions the question is about. Candidates are counted in
+/// `opts.progress` as they are visited.
+pub fn listing(
+    test: &Test,
+    model: &Model,
+    macros: Option<&Macros>,
+    opts: &Options,
+    limit: usize,
+    search: bool,
+    sink: &mut dyn FnMut(ExecRecord) -> bool,
+) -> Result<Listed, EngineError> {
+    let mut kept = 0usize;
+    let mut any_sat = false;
+    let mut complete = true;
+    let mut searched = 0usize;
+    let mut last = 0usize;
+    let mut found = false;
+    let seen = visit(test, model, macros, opts, &mut |b: Branch| {
+        if kept < limit {
+            kept += 1;
+            any_sat |= b.sat;
+            last = b.ordinal;
+            return sink(record(&b, opts));
+        }
+        if !search || any_sat {
+            complete = false;
+            return false;
+        }
+        searched = b.ordinal - last;
+        if !b.sat {
+            return true;
+        }
+        found = true;
+        complete = false;
+        sink(record(&b, opts));
+        false
+    })?;
+    Ok(Listed {
+        complete,
+        cut: seen.cut,
+        symbols: seen.symbols,
+        searched,
+        found,
     })
 }
 

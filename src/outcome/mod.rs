@@ -9,10 +9,10 @@ pub mod lint;
 use graph::ExecGraph;
 
 use crate::budget::Budget;
-use crate::cat::{CatError, Fatal, Model, Verdict};
+use crate::cat::{CatError, CheckKind, Checker, Fatal, Model, Tuning, Verdict};
 use crate::exec::symmetry::Symmetry;
 use crate::exec::{Candidate, EngineError, Program, candidate, threads};
-use crate::litmus::ast::{LocRef, Quantifier, Test};
+use crate::litmus::ast::{Arch, LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,23 +32,57 @@ pub struct Options {
     pub nshow: Option<(Show, usize)>,
     /// What the test may spend; when it runs out, the test is undetermined.
     pub budget: Budget,
-    /// Subtrees of at least this many combinations of runs, when the runs still to choose
-    /// have one shape per thread, are first judged at once by a bound of the model (see
-    /// [`crate::cat::Model::bound`]); 0: never.
-    pub bound_min: usize,
-    /// In combinations of runs with at least this many candidates, a partial choice of
-    /// `rf` sources that already fails a check (see [`crate::cat::Model::doomed`]) leaves
-    /// out the candidates below it; 0: never.
-    pub cut_min: usize,
-    /// Judge one combination of runs per orbit of the test's symmetries (see
-    /// [`crate::exec::symmetry`]) and count the others as its renamings.
-    pub symmetry: bool,
-    /// Run the model's branches and its bounds from below natively, from plans made by
-    /// running it once on symbolic values (see `cat::plan`).
-    pub plans: bool,
-    /// Judge every candidate with the reference evaluator ([`crate::cat::reference`]),
-    /// every fast path of the enumeration off too (see [`Options::reference`]).
-    pub reference: bool,
+    /// When the fast paths are taken (see [`Tuning`]).
+    pub tuning: Tuning,
+    /// The model run again on the one candidate explained when the judging model's reason
+    /// names steps no base edges explain (see [`Explainer`]).
+    pub explainer: Option<Explainer>,
+    /// Counts the candidates judged as they are (for a progress display).
+    pub progress: Option<Progress>,
+}
+
+/// The same model loaded with the variant `explain`, which our shipped models test to
+/// give up shortcuts that judge faster and explain worse: `lkmm` then tries every
+/// coherence order instead of anticipating atomicity, so that its `atomic` check names
+/// the read and write of one atomic operation and the write between them. Run only on the
+/// candidate whose rejection is explained, never to judge.
+#[derive(Clone)]
+pub struct Explainer(
+    std::sync::Arc<(crate::cat::ModelOptions, std::sync::OnceLock<Option<Model>>)>,
+);
+
+impl Explainer {
+    /// The model `opts` loads, once first needed.
+    pub fn new(opts: crate::cat::ModelOptions) -> Explainer {
+        Explainer(std::sync::Arc::new((opts, Default::default())))
+    }
+
+    /// The model, loaded now if it was not yet (`None` if it does not load).
+    pub fn model(&self) -> Option<&Model> {
+        self.0
+            .1
+            .get_or_init(|| Model::load(&self.0.0).ok())
+            .as_ref()
+    }
+}
+
+impl std::fmt::Debug for Explainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("Explainer")
+    }
+}
+
+/// How many candidates a judgement has visited so far, shared with whoever shows it.
+#[derive(Clone, Debug, Default)]
+pub struct Progress(pub std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Progress {
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+    fn add(&self, n: usize) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl Default for Options {
@@ -58,11 +92,9 @@ impl Default for Options {
             speedcheck: Speed::False,
             nshow: None,
             budget: Budget::unlimited(),
-            bound_min: BOUND_MIN,
-            cut_min: CUT_MIN,
-            symmetry: true,
-            plans: true,
-            reference: false,
+            tuning: Tuning::default(),
+            explainer: None,
+            progress: None,
         }
     }
 }
@@ -73,11 +105,7 @@ impl Options {
     /// Slow, and the same answers.
     pub fn reference(self) -> Options {
         Options {
-            bound_min: 0,
-            cut_min: 0,
-            symmetry: false,
-            plans: false,
-            reference: true,
+            tuning: Tuning::reference(),
             ..self
         }
     }
@@ -149,23 +177,25 @@ pub struct Judgement {
     pub cut: bool,
     pub candidates: usize,
     /// Candidates judged by the bound of a whole subtree of them (see
-    /// [`Options::bound_min`]) rather than one by one.
+    /// [`Tuning::bound_min`]) rather than one by one.
     pub bounded: usize,
     /// Candidates never visited: they lie below a partial choice of `rf` sources that
-    /// already fails a check (see [`Options::cut_min`]), so none is consistent.
+    /// already fails a check (see [`Tuning::cut_min`]), so none is consistent.
     pub left_out: usize,
     /// Most events in one candidate.
     pub events: usize,
-    /// How many symmetries of the test were used (1: none; see [`Options::symmetry`]).
+    /// How many symmetries of the test were used (1: none; see [`Tuning::symmetry`]).
     pub symmetries: usize,
-    /// Plans made to judge branches or partial choices natively (see [`Options::plans`]).
-    pub plans: u64,
+    /// What the model's fast paths did (see [`crate::cat::Stats`]).
+    pub plans: crate::cat::Stats,
     pub symbols: Symbols,
     pub elapsed: Duration,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
     pub forbidden_by: Option<Explanation>,
     /// The first consistent execution that satisfies the condition.
     pub witness: Option<ExecGraph>,
+    /// Its final state.
+    pub witness_state: Option<State>,
     /// Likely mistakes in the test (see [`lint`]); they change no answer.
     pub warnings: Vec<lint::Warning>,
     /// Consistent executions counted that [`Options::nshow`]'s selection selects.
@@ -176,9 +206,33 @@ pub struct Judgement {
 #[derive(Clone, Debug)]
 pub struct Explanation {
     pub check: String,
-    /// The cycle: each event (of `graph`) with the relations that lead to the next one.
+    pub kind: CheckKind,
+    /// For `acyclic` and `irreflexive`: the cycle, each event (of `graph`) with the
+    /// relations that lead to the next one, the last leading back to the first.
     pub cycle: Vec<(usize, String)>,
+    /// For `empty`: the first pair of the check's relation (an event of a set twice); for
+    /// `irreflexive`: the reflexive event, twice.
+    pub pair: Option<(usize, usize)>,
+    /// For `empty`: what lies between the pair, the shortest path of edges from its first
+    /// event to its second through another event, each event with the relations that
+    /// lead to the next one (the pair's second event ends it).
+    pub between: Vec<(usize, String)>,
     pub graph: ExecGraph,
+    /// The execution's final state.
+    pub state: State,
+}
+
+impl Explanation {
+    /// Whether something it names is no path of the graph's edges: a step of the cycle
+    /// only the check's relation explains, or a pair with nothing found between.
+    pub fn unexplained(&self) -> bool {
+        match self.kind {
+            CheckKind::Empty => {
+                matches!(self.pair, Some((a, b)) if a != b && self.between.is_empty())
+            }
+            _ => self.cycle.is_empty() || self.cycle.iter().any(|(_, via)| via.starts_with('(')),
+        }
+    }
 }
 
 impl Judgement {
@@ -245,8 +299,8 @@ pub(crate) struct Visited {
     pub events: usize,
     /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
     pub cut: usize,
-    /// Plans made (see [`Options::plans`]).
-    pub plans: u64,
+    /// What the model's fast paths did.
+    pub plans: crate::cat::Stats,
 }
 
 /// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
@@ -262,8 +316,11 @@ pub(crate) fn visit(
     let p = prepare(test, model, macros, opts, true)?;
     // Each candidate judged on its own.
     let opts = Options {
-        bound_min: 0,
-        cut_min: 0,
+        tuning: Tuning {
+            bound_min: 0,
+            cut_min: 0,
+            ..opts.tuning.clone()
+        },
         ..opts.clone()
     };
     visit_part(&p, model, &opts, &[], f)
@@ -292,10 +349,10 @@ pub(crate) fn prepare<'t>(
     let mut prog = Program::new(test, macros)?;
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
-    let every_rf = every_rf || opts.reference;
+    let every_rf = every_rf || !opts.tuning.early_rejects;
     let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     let shown = shown_locations(test);
-    let sym = (opts.symmetry && !every_rf)
+    let sym = (opts.tuning.symmetry && !every_rf)
         .then(|| Symmetry::of(&prog, &runs, &shown, &opts.budget))
         .flatten();
     Ok(Prepared {
@@ -332,34 +389,20 @@ fn visit_part(
         left_out: 0,
         events: 0,
         cut: 0,
-        plans: 0,
+        plans: Default::default(),
     };
     let mut err = None;
     let mut exhausted = None;
     let mut ordinal = 0;
-    // Runs of the same shapes give the model the same primitives but rf, FW and values:
-    // a cache for the candidates, and one for the runs judging partial choices of sources
-    // (see `doomed` below), each kept while the shapes stay the same.
-    let caches = [model.new_cache(), model.new_cache()];
-    for c in &caches {
-        c.plan.set(opts.plans);
-    }
-    let cached_shapes: [RefCell<Vec<u32>>; 2] = Default::default();
-    let for_shapes = |k: usize, shapes: &[u32]| {
-        let mut s = cached_shapes[k].borrow_mut();
-        if *s != shapes {
-            caches[k].clear();
-            *s = shapes.to_vec();
-        }
-        &caches[k]
-    };
+    // The model's plans for the shapes met (the enumeration visits one shape at a time).
+    let checker = Checker::new(model, &opts.tuning);
     // A filter that the registers of the runs chosen so far already falsify drops the
     // combination before its other threads, rf and final writes are enumerated. Not when
     // some run is cut by the unrolling bound: such candidates count for `Loop` first.
     let filter = test
         .filter
         .as_ref()
-        .filter(|_| !runs.cut && !opts.reference);
+        .filter(|_| !runs.cut && opts.tuning.early_rejects);
     // With symmetries, a whole combination is judged only when it is the first of its
     // orbit; `images` then holds the symmetries giving its distinct renamings.
     let images: RefCell<Vec<usize>> = RefCell::new(vec![0]);
@@ -385,12 +428,12 @@ fn visit_part(
         };
         cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
     };
-    let bound = |c: &Candidate| model.bound(&c.prims, &opts.budget);
+    let bound = |c: &Candidate| checker.bound(&c.prims, c.shapes, &opts.budget);
     let bounder = candidate::Bounder {
         bound: &bound,
-        min: opts.bound_min,
+        min: opts.tuning.bound_min,
     };
-    let bounder = (opts.bound_min > 0).then_some(&bounder);
+    let bounder = (opts.tuning.bound_min > 0).then_some(&bounder);
     // Whether a candidate satisfying the condition failed: the first one explains a
     // forbidden outcome, so until then no subtree that may hold one is cut.
     let explained = Cell::new(false);
@@ -405,13 +448,13 @@ fn visit_part(
                 return false;
             }
         }
-        model.doomed(&c.prims, Some(for_shapes(1, c.shapes)), &opts.budget)
+        checker.doomed(&c.prims, c.shapes, &opts.budget)
     };
     let cutter = candidate::Cutter {
         doomed: &doomed,
-        min: opts.cut_min,
+        min: opts.tuning.cut_min,
     };
-    let cutter = (opts.cut_min > 0).then_some(&cutter);
+    let cutter = (opts.tuning.cut_min > 0).then_some(&cutter);
     // Whether a consistent execution satisfying the condition was judged in full: the
     // first one makes the witness graph.
     let mut witnessed = false;
@@ -429,6 +472,9 @@ fn visit_part(
             if let Err(e) = opts.budget.check() {
                 exhausted = Some(e);
                 return false;
+            }
+            if let Some(p) = &opts.progress {
+                p.add(1);
             }
             seen.events = seen.events.max(c.prims.n);
             if c.runs.iter().any(|r| r.cut) {
@@ -529,13 +575,7 @@ fn visit_part(
                 keep = hand(verdict);
                 keep
             };
-            let res = match opts.reference {
-                true => crate::cat::reference::run(model, &c.prims, sat, &opts.budget, &mut judge),
-                false => {
-                    let cache = Some(for_shapes(0, c.shapes));
-                    model.run_cached(&c.prims, cache, sat, &opts.budget, &mut judge)
-                }
-            };
+            let res = checker.verdicts(&c.prims, c.shapes, sat, &opts.budget, &mut judge);
             match res {
                 Ok(()) => return keep,
                 Err(CatError {
@@ -549,7 +589,7 @@ fn visit_part(
     );
     seen.candidates = counts.visited;
     seen.left_out = counts.left_out;
-    seen.plans = caches.iter().map(|c| c.planned.get()).sum();
+    seen.plans = checker.stats();
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
@@ -587,7 +627,7 @@ pub fn judge(
         let workers = rayon::current_num_threads();
         match &pre.sym {
             Some(_) => partition(&pre.runs.runs, workers, PARTS_SYMMETRIC, &|d| {
-                let bounded = |d| pre.plan.boundable(d, opts.bound_min);
+                let bounded = |d| pre.plan.boundable(d, opts.tuning.bound_min);
                 bounded(d) && !bounded(d + 1)
             }),
             None => partition(&pre.runs.runs, workers, PARTS, &|_| false),
@@ -620,7 +660,7 @@ pub fn judge(
         left_out: 0,
         events: 0,
         cut: 0,
-        plans: 0,
+        plans: Default::default(),
     };
     // A part that ran out of budget stops the others (the budget is shared): what all
     // of them judged says how far the test got.
@@ -706,15 +746,6 @@ fn combinations(runs: &[Vec<crate::sem::ThreadExec>]) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-/// Subtrees smaller than this are judged candidate by candidate: a bound costs a few
-/// candidates' time.
-const BOUND_MIN: usize = 64;
-
-/// Combinations of runs with fewer candidates than this are not cut: judging a partial
-/// choice of sources costs about a candidate's time, which only pays in big ones (in the
-/// corpus, it slows the small tests and speeds up the 5-thread lock emulations by a sixth).
-const CUT_MIN: usize = 256;
-
 /// Fewer combinations of runs than this are judged in one piece.
 const PARALLEL_MIN: usize = 64;
 
@@ -773,11 +804,12 @@ impl Judgement {
             left_out: 0,
             events: 0,
             symmetries: 1,
-            plans: 0,
+            plans: Default::default(),
             symbols: Symbols::default(),
             elapsed: Duration::ZERO,
             forbidden_by: None,
             witness: None,
+            witness_state: None,
             warnings: Vec::new(),
             selected: 0,
         }
@@ -801,6 +833,7 @@ impl Judgement {
                 }
                 if b.sat && self.witness.is_none() {
                     self.witness = Some(ExecGraph::of(b.c, &b.verdict));
+                    self.witness_state = Some(b.state().clone());
                 }
                 if let Some((show, n)) = &opts.nshow
                     && show.selects(self.quant, b.sat, &b.verdict.flags)
@@ -814,7 +847,7 @@ impl Judgement {
             }
             Some(f) => {
                 if b.sat && self.forbidden_by.is_none() {
-                    self.forbidden_by = Some(explain(b.c, &b.verdict, f));
+                    self.forbidden_by = Some(explain_with(b.c, &b.verdict, f, b.state(), opts));
                 }
                 true
             }
@@ -832,6 +865,7 @@ impl Judgement {
         self.flags.extend(o.flags);
         if self.witness.is_none() {
             self.witness = o.witness;
+            self.witness_state = o.witness_state;
         }
         if self.forbidden_by.is_none() {
             self.forbidden_by = o.forbidden_by;
@@ -903,39 +937,99 @@ fn state_value(p: &Program, c: &Candidate, l: &LocRef) -> Value {
     }
 }
 
-/// Name the relations along a forbidding cycle. A step of the check's relation that is
-/// not a base relation is expanded into the shortest path of base edges (po, rf, co, fr,
-/// dependencies) between its ends, so the cycle reads like herd's `Fre PodWW Rfe ...`.
-pub(crate) fn explain(c: &Candidate, v: &Verdict, f: &crate::cat::Failure) -> Explanation {
+/// Name what broke a check in base edges. A step of a forbidding cycle that is not a
+/// base relation is expanded into the shortest path of base edges (po, rf, co, fr,
+/// dependencies) between its ends, so the cycle reads like herd's `Fre PodWW Rfe ...`; an
+/// irreflexive check's event into the shortest cycle through it; an empty check's pair
+/// into the events between its two (the LKMM's `atomic`: the read and the write of one
+/// atomic operation, and another thread's write `fr`-after the one and `co`-before the
+/// other).
+pub(crate) fn explain(
+    c: &Candidate,
+    v: &Verdict,
+    f: &crate::cat::Failure,
+    state: &State,
+) -> Explanation {
     let graph = ExecGraph::of(c, v);
-    let cycle = f.cycle.as_deref().unwrap_or_default();
-    let mut steps = Vec::new();
-    for (k, &e) in cycle.iter().enumerate() {
-        let next = cycle[(k + 1) % cycle.len()];
-        match graph.path(e, next) {
-            Some(path) => {
-                for (a, rel) in path {
-                    steps.push((a, rel));
-                }
-            }
-            None => steps.push((e, format!("({})", f.name))),
+    let (cycle, between) = match f.kind {
+        CheckKind::Empty => {
+            let between = match f.pair {
+                Some((a, b)) if a != b => graph.path_between(a, b).unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            (Vec::new(), between)
         }
-    }
+        _ => (
+            graph.expand_cycle(f.cycle.as_deref().unwrap_or_default(), &f.name),
+            Vec::new(),
+        ),
+    };
     Explanation {
         check: f.name.clone(),
-        cycle: steps,
+        kind: f.kind,
+        cycle,
+        pair: f.pair,
+        between,
         graph,
+        state: state.clone(),
+    }
+}
+
+/// [`explain`], then, when the reason names what no base edges explain (a shortcut of the
+/// model's: a step only its relation gives, before any coherence order is chosen), a
+/// failure of the [`Explainer`] on the same candidate that is explained: of the check the
+/// shortcut anticipated (the same name) if some branch fails it, else the first.
+pub(crate) fn explain_with(
+    c: &Candidate,
+    v: &Verdict,
+    f: &crate::cat::Failure,
+    state: &State,
+    opts: &Options,
+) -> Explanation {
+    let first = explain(c, v, f, state);
+    let Some(x) = opts.explainer.as_ref().filter(|_| first.unexplained()) else {
+        return first;
+    };
+    let Some(model) = x.model() else {
+        return first;
+    };
+    let (mut same, mut other) = (None, None);
+    // Each coherence order's own failure, where pruning reports the orders it drops as
+    // one; from a plan even under `--reference` (an explanation, not the answer: the
+    // explaining model tries every coherence order, which the reference builds whole).
+    let tuning = Tuning {
+        prune_orders: false,
+        ..Tuning::default()
+    };
+    let checker = Checker::new(model, &tuning);
+    let ran = checker.verdicts(&c.prims, c.shapes, true, &opts.budget, &mut |v: Verdict| {
+        let Some(g) = &v.failed else { return true };
+        let e = explain(c, &v, g, state);
+        if e.unexplained() {
+            return true;
+        }
+        if g.name == f.name {
+            same = Some(e);
+            return false;
+        }
+        other.get_or_insert(e);
+        true
+    });
+    match (ran, same.or(other)) {
+        (Ok(()), Some(e)) => e,
+        _ => first,
     }
 }
 
 /// The locations shown in each final state: `locations [...]` and the condition's, with
-/// registers first (by thread, then name) and memory after, as herd lists them.
+/// registers first (by thread, then register in herd's order for the architecture) and
+/// memory after, as herd lists them.
 pub fn shown_locations(test: &Test) -> Vec<LocRef> {
-    let mut set: BTreeMap<(u8, u32, String), LocRef> = BTreeMap::new();
+    let mut set: BTreeMap<(u8, u32, u32, String), LocRef> = BTreeMap::new();
     let mut add = |l: &LocRef| {
         let key = match l {
-            LocRef::Reg { proc, reg } => (0, *proc, reg.clone()),
-            LocRef::Global(g) => (1, 0, g.clone()),
+            LocRef::Reg { proc, reg } => (0, *proc, reg_rank(test.arch, reg), reg.clone()),
+            LocRef::Global(g) => (1, 0, 0, g.clone()),
         };
         set.insert(key, l.clone());
     };
@@ -944,4 +1038,65 @@ pub fn shown_locations(test: &Test) -> Vec<LocRef> {
     }
     crate::exec::program::prop_locs(&test.condition.prop, &mut add);
     set.into_values().collect()
+}
+
+/// Where herd's `reg_compare` puts a register among its architecture's: by number for
+/// AArch64 (`X7` before `X10`, the zero register first) and PPC (`r9` before `r10`), in
+/// the order of herd's register type for X86 (`EAX EBX ECX EDX ESI EDI ...`) and X86_64
+/// (`ax bx cx dx si di bp sp r8`..`r15`, whatever the width); C's registers and any other
+/// compare by name (rank 0 for all, then the name).
+fn reg_rank(arch: Arch, reg: &str) -> u32 {
+    const OTHER: u32 = 1000;
+    let num = |r: &str, prefixes: &[&str]| {
+        prefixes
+            .iter()
+            .find_map(|p| r.strip_prefix(p).and_then(|n| n.parse::<u32>().ok()))
+    };
+    match arch {
+        Arch::C => 0,
+        Arch::AArch64 => {
+            let up = reg.to_ascii_uppercase();
+            if matches!(up.as_str(), "XZR" | "WZR") {
+                0
+            } else {
+                num(&up, &["X", "W"]).map_or(OTHER, |n| n + 1)
+            }
+        }
+        Arch::PPC => num(&reg.to_ascii_lowercase(), &["r"]).unwrap_or(OTHER),
+        Arch::X86 => {
+            const REGS: [&str; 9] = [
+                "EAX", "EBX", "ECX", "EDX", "ESI", "EDI", "EBP", "ESP", "EIP",
+            ];
+            let up = reg.to_ascii_uppercase();
+            REGS.iter()
+                .position(|r| *r == up)
+                .map_or(OTHER, |k| k as u32)
+        }
+        Arch::X86_64 => {
+            let r = reg.trim_start_matches('%').to_ascii_lowercase();
+            const BASES: [&str; 8] = ["ax", "bx", "cx", "dx", "si", "di", "bp", "sp"];
+            if let Some(n) = r
+                .strip_prefix('r')
+                .map(|n| n.trim_end_matches(['d', 'w', 'b']))
+                .and_then(|n| n.parse::<u32>().ok())
+            {
+                return n;
+            }
+            let base = r
+                .trim_start_matches(['r', 'e'])
+                .trim_end_matches(['l', 'h']);
+            let base = match base {
+                "a" => "ax",
+                "b" => "bx",
+                "c" => "cx",
+                "d" => "dx",
+                "si" | "di" | "bp" | "sp" => base,
+                b => b,
+            };
+            BASES
+                .iter()
+                .position(|b| *b == base)
+                .map_or(OTHER, |k| k as u32)
+        }
+    }
 }

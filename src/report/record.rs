@@ -7,6 +7,7 @@
 use super::herd;
 use crate::batch::{Record as Judged, Status};
 use crate::budget::Exhausted;
+use crate::cat::CheckKind;
 use crate::litmus::ast::{LocRef, Test};
 use crate::outcome::{Judgement, cond, graph::ExecGraph};
 use crate::sem::Value;
@@ -87,12 +88,38 @@ pub struct Answer {
     pub witness: Option<Graph>,
 }
 
+/// Each step as a record's `Step`.
+fn steps(s: &[(usize, String)]) -> Vec<Step> {
+    s.iter()
+        .map(|(event, via)| Step {
+            event: *event,
+            via: via.clone(),
+        })
+        .collect()
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Forbidden {
     pub check: String,
+    /// `acyclic`, `irreflexive` or `empty`: what the check requires of its relation.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
     pub events: Vec<Event>,
-    /// Steps of the cycle: from event `event` along relation `via` to the next step's.
+    /// Steps of the cycle (`acyclic`, `irreflexive`): from event `event` along relation
+    /// `via` to the next step's, the last back to the first.
     pub cycle: Vec<Step>,
+    /// The pair an `empty` check's relation holds of (an event of a set twice), or an
+    /// irreflexive check's event twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<[usize; 2]>,
+    /// For an `empty` check: the events between the pair, steps from the pair's first
+    /// event along `via` to the next step's, the last to the pair's second event.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub between: Vec<Step>,
+    /// The execution's reads-from and coherence, and the reason, in words (as
+    /// `--explain` prints them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -106,6 +133,10 @@ pub struct Step {
 pub struct Graph {
     pub events: Vec<Event>,
     pub edges: Vec<Edge>,
+    /// Its reads-from and coherence in words (`rf: P1's R x=0 reads from the initial
+    /// write`, `co: x=1 (P0) before x=2 (P1)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,8 +162,7 @@ pub struct Explored {
 }
 
 fn events(g: &ExecGraph) -> Vec<Event> {
-    g.events
-        .iter()
+    g.events()
         .enumerate()
         .map(|(id, e)| Event {
             id,
@@ -146,14 +176,14 @@ fn graph(g: &ExecGraph) -> Graph {
     Graph {
         events: events(g),
         edges: g
-            .edges
-            .iter()
+            .edges()
             .map(|e| Edge {
                 from: e.from,
                 to: e.to,
-                rel: e.rel.clone(),
+                rel: e.rel.to_string(),
             })
             .collect(),
+        words: super::words(g),
     }
 }
 
@@ -194,14 +224,19 @@ pub fn answer(t: &Test, j: &Judgement) -> Answer {
         seconds: j.elapsed.as_secs_f64(),
         forbidden_by: j.forbidden_by.as_ref().map(|e| Forbidden {
             check: e.check.clone(),
+            kind: match e.kind {
+                CheckKind::Acyclic => "acyclic",
+                CheckKind::Irreflexive => "irreflexive",
+                CheckKind::Empty => "empty",
+            }
+            .into(),
             events: events(&e.graph),
-            cycle: e
-                .cycle
-                .iter()
-                .map(|(event, via)| Step {
-                    event: *event,
-                    via: via.clone(),
-                })
+            cycle: steps(&e.cycle),
+            pair: e.pair.map(|(a, b)| [a, b]),
+            between: steps(&e.between),
+            words: super::reason(e)
+                .into_iter()
+                .chain(super::words(&e.graph))
                 .collect(),
         }),
         witness: j.witness.as_ref().map(graph),

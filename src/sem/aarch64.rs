@@ -1493,7 +1493,7 @@ mod tests {
             .map(|s| crate::report::herd::show_state(&j, s))
             .collect();
         assert!(shown.contains(&"1:X2=0; 1:X3=0; Fault(P1:L0,x,MMU:Translation);".to_string()));
-        assert!(shown.contains(&"1:X2=1; 1:X3=1; ~Fault(P1:L0,x);".to_string()));
+        assert!(shown.contains(&"1:X2=1; 1:X3=1;  ~Fault(P1:L0,x);".to_string()));
         assert!(crate::report::herd::block(&test, &j).contains("exists (fault(P1:L0,x))"));
         assert_eq!(j.sat, 1);
     }

@@ -377,6 +377,9 @@ impl<'a> Tracer<'a> {
         }
         let mut ev = ev;
         ev.instr = self.instr;
+        if self.symbols.vmsa {
+            vmsa::tag_entry_access(self.symbols, &mut ev);
+        }
         for d in addr.iter() {
             self.rels.push(("addr", d as u32, i as u32));
         }

@@ -199,6 +199,62 @@ pub fn translate(t: &mut Tracer, addr: TVal) -> Result<Translation, Stop> {
     })
 }
 
+/// herd's sets of page-table accesses (herd/machAction.ml, `kvm`): every read or write of
+/// an entry location `PTE(x)`, explicit or implicit, is in `PTE`; one whose value (read or
+/// written) is an entry is in `PTEV` when the entry is valid, else `PTEINV`, and in
+/// `PTEAF0`/`PTEDB0` when its `af`/`db` field is 0 (herd's `pteval_sets`); and two tags for
+/// herd's functions on entries (`same-oa`, `oa-changes`, `at-least-one-writable`): `oa:X`,
+/// its output address `PA(X)`, and `PTEW` when writable. Being tags, they make runs whose
+/// entries differ runs of different shapes.
+pub fn entry_tags(syms: &Symbols, loc: Option<Value>, val: Option<Value>) -> Vec<String> {
+    let mut tags: Vec<&'static str> = Vec::new();
+    let mut oa = None;
+    let is_pte = |v: Option<Value>| match v {
+        Some(Value::Addr(l)) => syms.name(l).starts_with("PTE("),
+        _ => false,
+    };
+    if is_pte(loc) {
+        tags.push("PTE");
+    }
+    if let Some(Value::Addr(v)) = val {
+        let name = syms.name(v);
+        if let Some(e) = entry(name) {
+            oa = Some(format!("oa:{}", e.oa.unwrap_or_default()));
+            tags.push(if e.valid { "PTEV" } else { "PTEINV" });
+            let field = |k: &str| {
+                name.trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .split(',')
+                    .filter_map(|f| f.split_once(':'))
+                    .any(|(f, v)| f.trim() == k && v.trim() == "0")
+            };
+            if field("af") {
+                tags.push("PTEAF0");
+            }
+            if field("db") {
+                tags.push("PTEDB0");
+            }
+            // Writable without hardware updates of the access and dirty flags (herd's
+            // `writable false false`): af and db set.
+            if !field("af") && !field("db") {
+                tags.push("PTEW");
+            }
+        }
+    }
+    tags.into_iter().map(String::from).chain(oa).collect()
+}
+
+/// Adds [`entry_tags`] to a memory access of a thread.
+pub fn tag_entry_access(syms: &Symbols, ev: &mut EventData) {
+    if matches!(ev.kind, Kind::Read | Kind::Write) {
+        for t in entry_tags(syms, ev.loc, ev.val) {
+            if !ev.tags.contains(&t) {
+                ev.tags.push(t);
+            }
+        }
+    }
+}
+
 /// The page of address `v` (`v >> 12`), when `v` is a virtual location.
 pub fn page(syms: &Symbols, v: Value) -> Option<Value> {
     match v {
@@ -254,7 +310,8 @@ pub fn fault_atom(g: &str) -> Option<(u32, &str, Option<&str>)> {
 }
 
 /// How herd prints a fault atom in a final state: `Fault(P1:L0,x,MMU:Translation)`
-/// when the thread faulted (on `at`), `~Fault(P1:L0,x)` when not.
+/// when the thread faulted (on `at`), ` ~Fault(P1:L0,x)` when not (with herd's blank before
+/// it: herd7 prints `1:X0=0;  ~Fault(P1:L0,x);`).
 pub fn show_fault(g: &str, at: Option<&str>) -> String {
     let inner = g
         .strip_prefix("fault(")
@@ -262,7 +319,7 @@ pub fn show_fault(g: &str, at: Option<&str>) -> String {
         .unwrap_or(g);
     match (at, fault_atom(g)) {
         (Some(x), Some((p, l, _))) => format!("Fault(P{p}:{l},{x},MMU:Translation)"),
-        _ => format!("~Fault({inner})"),
+        _ => format!(" ~Fault({inner})"),
     }
 }
 

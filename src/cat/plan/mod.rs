@@ -1,50 +1,66 @@
-//! Staged evaluation: the model run once on symbolic values, then natively.
+//! The fast path: a model compiled, once per shape of thread runs, into a plan of
+//! bit-matrix operations that each candidate of the shape then runs natively.
 //!
-//! A model runs on thousands of candidates that differ only in a few primitives (`rf`, the
-//! final writes, the values events hold), and on each of their coherence orders. The
-//! interpreter keeps what does not change from one to the next, but still walks the model
-//! for what does: most of the time of big tests went to finding names, forcing thunks and
-//! allocating values rather than to the bit-matrix operations themselves. Here the model
-//! runs *once* with what varies symbolic ([`Value::Sym`]): every operation with a
-//! symbolic operand is recorded as a [`Node`] instead of being computed, everything else
-//! is computed as usual, and the checks, flags and choices met become the plan's
-//! [`Step`]s. Each candidate then runs the plan natively on its own values, in buffers
-//! allocated once ([`Replay`]).
+//! Candidates whose thread runs have the same shapes give the model the same primitives
+//! but three: `rf`, the final writes `FW`, and the values events hold (which only
+//! `different-values` reads). [`compile`] runs the model once on the shape's primitives
+//! with those three *staged* (`Value::Staged`, a [`Node`] of the plan): everything that
+//! does not depend on them is computed there and then, as the reference evaluator would
+//! compute it, and every operation on a staged value becomes a node instead. The checks,
+//! flags and `with` choices met become the plan's [`Step`]s. A `let rec` over staged
+//! values becomes a [`Fix`] node, iterated when the plan runs.
 //!
-//! Two kinds of plans, by what their inputs are:
-//! - the whole model for the candidates of one shape (`rf` and the final writes;
-//!   `Model::run_planned`), a `with` over coherence orders being a step whose variable is
-//!   an input of the steps after it: the orders are built natively, cut by the SC
-//!   guard and by the plan's own lower bounds ([`replay::Below`]);
-//! - the model bounded from below for the partial choices of `rf` of one shape (`rf`;
-//!   `Model::doomed`).
+//! A plan exists only when nothing the model decides depends on a staged value: a
+//! condition, a match, an element of an explicit set, a `forall`, or a `with` over a set
+//! computed from `rf` give the plan up, and the reference evaluator judges the shape's
+//! candidates instead (`Checker`). So a plan's constants and its control are the same for
+//! every candidate it stands for, and errors are the reference's: an error met while
+//! compiling is an error of every candidate (types are fixed when nodes are made).
 //!
-//! A plan exists only when the symbolic run met nothing it cannot record: a choice, a
-//! condition, a match, a fixpoint or a native function over a symbolic value, a choice
-//! between several constant branches, or an error that may depend on what varies give
-//! the plan up, and the interpreter runs as before. So a plan's constants are the same
-//! for everything it stands for, the short-circuits on them are the interpreter's, and
-//! those on symbolic values (`A & B` with `A` empty) are taken when the plan runs.
+//! Three consumers run plans, each with its own state:
+//! - [`replay`]: the verdicts of one candidate, each `with` over coherence orders built
+//!   natively and cut (see [`super::prune`]);
+//! - [`upper`]: whether every candidate of a subtree (one shape, `rf` any subset of a
+//!   union) is consistent, from one run on the union;
+//! - [`lower`]: whether every candidate below a partial choice of `rf` fails a check,
+//!   from one run on the edges chosen so far.
+//!
+//! The bounds are abstract interpretations of the same nodes ([`Sense`]): every operator
+//! of a plan but `A \ B`, `~A`, `different-values` and a fixpoint is monotone, so a node
+//! computed on bounds of its operands bounds its value; those four take a coarser value
+//! (`A`, the universe, the argument, the universe; or the empty set from below) when
+//! what they read differs between the candidates bounded.
 
-mod build;
-mod replay;
+pub mod compile;
+pub mod lower;
+pub mod replay;
+pub mod upper;
 
-pub use replay::{Replay, Run};
-
-use super::ast::{Sym, Test, TestKind, TestType};
-use super::value::{SymVal, Value};
-use super::{CheckKind, Failure};
-use crate::rel::Set;
-use std::cell::{Cell, RefCell};
+use super::Failure;
+use super::ast::{Test, TestType};
+use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
+/// What a node's value depends on, beyond the shape.
+pub type Deps = u8;
+/// The candidate's `rf`.
+pub const RF: Deps = 1;
+/// The candidate's final writes.
+pub const FW: Deps = 2;
+/// The values of the candidate's events (`different-values`).
+pub const VALS: Deps = 4;
+/// A `with` variable.
+pub const WITH: Deps = 8;
+
 /// An operation of a plan; operands are earlier nodes.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
-    /// What the plan is run on: the value each run sets.
+    /// A primitive that differs between candidates: input `k` of the plan is node `k`.
     Input,
-    Rel(Rc<crate::rel::Rel>),
-    Set(Rc<Set>),
+    /// The variable of a `with` step, set by each of its branches.
+    With,
+    Rel(ByAddr<Rel>),
+    Set(ByAddr<Set>),
     Union(Vec<u32>),
     Inter(u32, u32),
     Diff(u32, u32),
@@ -59,197 +75,166 @@ pub enum Op {
     ToId(u32),
     Domain(u32),
     Range(u32),
-    /// The pairs of a relation whose events hold different values (`different-values`):
-    /// the values are the candidate's.
+    /// The pairs of a relation whose events hold different values (`different-values`).
     DiffVals(u32),
-    /// What every coherence order extending a base contains, each class of events
-    /// ordered on its own: the union of the base's closures on each class (see
-    /// `Runner::lower_with`).
-    CoLower(u32, Rc<Vec<Set>>),
+    /// A variable of a fixpoint, set by the [`Fix`] that computes it.
+    Loop,
+    /// Iterates a `let rec` until it is stable (see [`Fix`]).
+    Fix(Rc<Fix>),
+    /// The value of loop variable `.1` once fixpoint `.0` is computed.
+    Out(u32, u32),
+}
+
+/// A constant, compared and hashed by address (nodes are shared when their operation is
+/// the same: the LKMM takes `hb*` three times).
+#[derive(Debug, Clone)]
+pub struct ByAddr<T>(pub Rc<T>);
+
+impl<T> PartialEq for ByAddr<T> {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+impl<T> Eq for ByAddr<T> {}
+impl<T> std::hash::Hash for ByAddr<T> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (Rc::as_ptr(&self.0) as usize).hash(h)
+    }
+}
+
+/// A `let rec` over staged values, herd's way (`env_rec`): the variables start from
+/// `init`, each round computes `results` in order (a later binding sees this round's
+/// value of an earlier one), and the rounds stop once no result grows.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Fix {
+    pub loops: Vec<u32>,
+    pub init: Vec<u32>,
+    pub results: Vec<u32>,
+    /// The nodes computed again every round: those that read a loop variable.
+    pub body: Vec<u32>,
+    /// No result reads a loop variable through `\`'s right-hand side or `~` (so
+    /// iterating on bounds bounds the fixpoint).
+    pub monotone: bool,
 }
 
 #[derive(Debug)]
 pub struct Node {
-    op: Op,
+    pub op: Op,
     /// A set (else a relation).
-    set: bool,
-    /// What it depends on: 0, nothing (a constant); 1, the plan's first inputs; `k + 1`,
-    /// the variable of the `k`-th `with` step too.
-    level: u8,
+    pub set: bool,
+    /// When it must be computed again: 0, never (a constant); 1, for each candidate; `k`,
+    /// for each branch of the `with` whose variable has level `k`.
+    pub level: u8,
+    pub deps: Deps,
 }
 
-/// The final `co` and `rf` at a step, as nodes, when verdicts carry them.
-pub type Rels = Option<(Option<u32>, Option<u32>)>;
+/// The final `co` and `rf` at a step, as nodes, when the model binds them.
+pub type Rels = (Option<u32>, Option<u32>);
 
-/// What a run meets, in the model's order.
+/// What a run meets, in the model's order. Each branch's steps end with `End`, `Fail`,
+/// `Halt`, `Error` or `Choose`.
 #[derive(Debug)]
 pub enum Step<'m> {
-    /// A check or flag whose relation is symbolic.
+    /// A check or flag whose relation is staged.
     Test {
         test: &'m Test,
         ty: TestType,
         node: u32,
         rels: Rels,
     },
-    /// A flag raised in every run.
+    /// A flag raised in every run that gets this far.
     Flag(String),
     /// A check failing in every run that gets this far.
     Fail(Failure, Rels),
-    /// The end of the model.
+    /// The end of the model: a consistent branch.
     End(Rels),
-    /// Bounding from below: no coherence order extends the base of this `CoLower` node
-    /// when it relates an event to itself.
-    NoChoice(u32),
-    /// Bounding from below: the bound is given up here (nothing is known of the
-    /// candidates).
-    GiveUp,
-    /// `with x from` coherence orders: the steps after it run once per order.
-    With(Box<With<'m>>),
+    /// A `with` over nothing: no branch, no verdict.
+    Halt,
+    /// An error of the model, met by the runs that get this far.
+    Error(crate::cat::CatError),
+    /// `with x from` the per-location orders extending a relation: the steps after it run
+    /// once per order.
+    Orders(Box<Orders<'m>>),
+    /// `with x from` a set of relations (or every union of one per factor) known when the
+    /// plan is made: the steps after it run once per choice.
+    Picks(Box<Picks<'m>>),
+    /// `with x from` a set of other values: each choice's steps start at its index.
+    Choose(Vec<usize>),
 }
 
-/// A `with` over the coherence orders extending a base, each class of events ordered on
-/// its own (colib's `coherence-orders`, cross.cat's `generate_cos`).
+/// The SC-per-location check every branch of a `with` runs (see
+/// [`super::prune::Coherence`]), with the nodes of `rf` and `po-loc` at the `with`.
+pub type Guard<'m> = (&'m Test, u32, u32);
+
 #[derive(Debug)]
-pub struct With<'m> {
-    /// The variable: an input node.
+pub struct Orders<'m> {
+    /// The variable: a [`Op::With`] node.
     pub var: u32,
+    /// The classes of events ordered, each on its own.
     pub classes: Vec<Set>,
     pub base: u32,
-    /// The SC-per-location check every branch runs, with the nodes of `rf` and `po-loc`
-    /// at the `with` (see [`super::prune::Coherence`]).
-    pub guard: Option<(&'m Test, u32, u32)>,
+    pub guard: Option<Guard<'m>>,
     /// Identifies the site, for what the pruning learns.
     pub site: usize,
     /// The final `co` and `rf` before the `with`, for the verdict of the orders dropped.
     pub rels: Rels,
 }
 
-/// The plan being built, in a [`super::eval::Ctx`].
-#[derive(Default)]
-pub struct Building<'m> {
-    /// While a plan is built for the values of primitives: each primitive, with its
-    /// input node.
-    globals: RefCell<Vec<(Sym, u32)>>,
-    /// `globals` is not empty (read on the interpreter's paths: no borrow there).
-    of_globals: Cell<bool>,
-    nodes: RefCell<Vec<Node>>,
-    steps: RefCell<Vec<Step<'m>>>,
-    /// The level of the nodes of the last `with` step's variable.
-    depth: Cell<u8>,
-    /// Something could not be recorded: no plan.
-    lost: Cell<bool>,
+#[derive(Debug)]
+pub struct Picks<'m> {
+    pub var: u32,
+    /// Each choice is the union of one relation per factor.
+    pub factors: Vec<Vec<Rc<Rel>>>,
+    pub guard: Option<Guard<'m>>,
+    pub rels: Rels,
 }
 
-impl<'m> Building<'m> {
-    pub fn active(&self) -> bool {
-        self.of_globals.get()
-    }
-    /// Whether the plan being built stands for the values of primitives.
-    pub fn of_globals(&self) -> bool {
-        self.of_globals.get()
-    }
-    /// The value of primitive `x` when it is an input of the plan being built.
-    pub fn global(&self, x: Sym) -> Option<Value<'m>> {
-        if !self.of_globals.get() {
-            return None;
-        }
-        let g = self.globals.borrow();
-        let &(_, node) = g.iter().find(|(y, _)| *y == x)?;
-        let set = self.nodes.borrow()[node as usize].set;
-        Some(Value::Sym(SymVal { node, set }))
-    }
-    fn begin(&self) {
-        self.lost.set(false);
-        self.depth.set(1);
-        self.steps.borrow_mut().clear();
-        self.nodes.borrow_mut().clear();
-    }
-    fn input(&self, set: bool, level: u8) -> u32 {
-        let mut nodes = self.nodes.borrow_mut();
-        nodes.push(Node {
-            op: Op::Input,
-            set,
-            level,
-        });
-        (nodes.len() - 1) as u32
-    }
-    /// Starts a plan whose inputs are the primitives `xs`, each a set or a relation: input
-    /// `k` is node `k`.
-    pub fn start_globals(&self, xs: &[(Sym, bool)]) {
-        self.begin();
-        let nodes: Vec<(Sym, u32)> = xs.iter().map(|&(x, set)| (x, self.input(set, 1))).collect();
-        self.of_globals.set(!nodes.is_empty());
-        *self.globals.borrow_mut() = nodes;
-    }
-    /// A new input for the variable of a `with` step, one level deeper: its node and
-    /// symbolic value.
-    pub fn with_input(&self) -> (u32, Value<'m>) {
-        let level = self.depth.get() + 1;
-        self.depth.set(level);
-        let node = self.input(false, level);
-        (node, Value::Sym(SymVal { node, set: false }))
-    }
-    /// Records a step of the plan.
-    pub fn step(&self, s: Step<'m>) {
-        self.steps.borrow_mut().push(s);
-    }
-    /// Ends the plan: its nodes and steps, unless something could not be recorded.
-    pub fn finish(&self) -> Option<(Vec<Node>, Vec<Step<'m>>)> {
-        self.of_globals.set(false);
-        self.globals.borrow_mut().clear();
-        let nodes = std::mem::take(&mut *self.nodes.borrow_mut());
-        let steps = std::mem::take(&mut *self.steps.borrow_mut());
-        (!self.lost.replace(false)).then_some((nodes, steps))
-    }
-    pub fn lost(&self) -> bool {
-        self.lost.get()
-    }
-}
-
-/// A plan: the nodes, and the steps a run takes.
+/// A compiled model: its nodes (inputs first) and the steps a run takes from step 0.
 pub struct Plan<'m> {
-    nodes: Vec<Node>,
-    steps: Vec<Step<'m>>,
+    pub nodes: Vec<Node>,
+    pub steps: Vec<Step<'m>>,
+    /// The primitives each run sets, input `k` being node `k`: name, and whether a set.
+    pub inputs: Vec<(&'static str, bool)>,
 }
 
-impl<'m> Plan<'m> {
-    pub fn new((nodes, steps): (Vec<Node>, Vec<Step<'m>>)) -> Plan<'m> {
-        Plan { nodes, steps }
+impl Plan<'_> {
+    /// Whether some node depends on what `deps` names.
+    pub fn reads(&self, deps: Deps) -> bool {
+        self.nodes.iter().any(|n| n.deps & deps != 0)
     }
 }
 
-/// Why a run fails check `t`.
-pub fn failure(t: &Test, cycle: Option<Vec<usize>>) -> Failure {
-    let kind = match t.kind {
-        TestKind::Acyclic => CheckKind::Acyclic,
-        TestKind::Irreflexive => CheckKind::Irreflexive,
-        TestKind::Empty => CheckKind::Empty,
-    };
-    Failure {
-        kind,
-        negated: t.negated,
-        name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-        cycle: if t.negated { None } else { cycle },
+/// How a run takes its nodes: their values, or bounds of their values in the candidates
+/// a run stands for. A node is *varying* when what it depends on differs between those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sense {
+    Exact,
+    /// Supersets: inputs are unions; varying nodes depend on these.
+    Upper(Deps),
+    /// Subsets: inputs are intersections; varying nodes depend on these.
+    Lower(Deps),
+    /// Subsets where nodes of this level or deeper vary (the variable of a `with` bound
+    /// to a prefix of its orders), exact below.
+    Below(u8),
+}
+
+impl Sense {
+    /// Whether node `n` differs between the candidates this sense stands for.
+    #[inline]
+    pub fn varies(self, n: &Node) -> bool {
+        match self {
+            Sense::Exact => false,
+            Sense::Upper(d) | Sense::Lower(d) => n.deps & d != 0,
+            Sense::Below(l) => n.level >= l,
+        }
+    }
+    pub fn from_below(self) -> bool {
+        matches!(self, Sense::Lower(_) | Sense::Below(_))
     }
 }
 
-/// The operand of a unary operator.
-fn unary(op: &Op) -> Option<&u32> {
-    match op {
-        Op::Comp(a)
-        | Op::Inv(a)
-        | Op::Plus(a)
-        | Op::Star(a)
-        | Op::Opt(a)
-        | Op::ToId(a)
-        | Op::Domain(a)
-        | Op::Range(a) => Some(a),
-        _ => None,
-    }
-}
-
-/// Calls `f` on each operand of `op`.
-fn each_operand(op: &Op, mut f: impl FnMut(u32)) {
+/// The operands of `op`.
+pub fn each_operand(op: &Op, mut f: impl FnMut(u32)) {
     match op {
         Op::Union(xs) => xs.iter().for_each(|&x| f(x)),
         Op::Inter(a, b) | Op::Diff(a, b) | Op::Cart(a, b) => {
@@ -257,8 +242,17 @@ fn each_operand(op: &Op, mut f: impl FnMut(u32)) {
             f(*b);
         }
         Op::Seq(fs) => fs.iter().for_each(|x| f(x.0)),
-        Op::DiffVals(a) | Op::CoLower(a, _) => f(*a),
-        Op::Input | Op::Rel(_) | Op::Set(_) => {}
-        _ => unary(op).into_iter().for_each(|&x| f(x)),
+        Op::Comp(a)
+        | Op::Inv(a)
+        | Op::Plus(a)
+        | Op::Star(a)
+        | Op::Opt(a)
+        | Op::ToId(a)
+        | Op::Domain(a)
+        | Op::Range(a)
+        | Op::DiffVals(a) => f(*a),
+        Op::Fix(fix) => fix.init.iter().chain(&fix.results).for_each(|&x| f(x)),
+        Op::Out(fix, _) => f(*fix),
+        Op::Input | Op::With | Op::Loop | Op::Rel(_) | Op::Set(_) => {}
     }
 }

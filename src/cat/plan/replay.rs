@@ -1,30 +1,36 @@
-//! Running plans: each node computed at most once per run, into a buffer of its own.
+//! Running plans: each node computed at most once per run, into a buffer of its own, and
+//! the verdicts of one candidate (see [`judge`]).
+//!
+//! [`Replay`] holds the buffers and computes nodes on demand, in its [`Sense`]: a node is
+//! computed again only when an input of its level changed (a new candidate renews level
+//! 1, a new branch of a `with` its variable's level), and `A & B`, `A \ B` and sequences
+//! compute their later operands only while the result may be non-empty.
 
-use super::{Op, Plan, Rels, Step, With, each_operand, failure};
+use super::{Fix, Op, Orders, Picks, Plan, Rels, Sense, Step};
 use crate::budget::{Budget, Exhausted};
 use crate::cat::ast::{TestKind, TestType};
 use crate::cat::native::for_each_pick;
 use crate::cat::prune::{Below, Coherence, Pruner, prefix_pays};
 use crate::cat::tally::Tally;
-use crate::cat::{EventInfo, Failure, Primitives, Verdict};
+use crate::cat::{CatError, EventInfo, Failure, Fatal, Primitives, Verdict, fatal_error};
 use crate::rel::{Rel, Set};
 use std::cell::RefCell;
 use std::rc::Rc;
 
 /// A node's value while a plan runs.
-enum Buf {
+pub enum Buf {
     Rel(Rel),
     Set(Set),
 }
 
 impl Buf {
-    fn rel(&self) -> &Rel {
+    pub fn rel(&self) -> &Rel {
         match self {
             Buf::Rel(r) => r,
             Buf::Set(_) => unreachable!("a plan's nodes are typed when built"),
         }
     }
-    fn set(&self) -> &Set {
+    pub fn set(&self) -> &Set {
         match self {
             Buf::Set(s) => s,
             Buf::Rel(_) => unreachable!("a plan's nodes are typed when built"),
@@ -42,7 +48,7 @@ impl Buf {
             Buf::Rel(_) => unreachable!("a plan's nodes are typed when built"),
         }
     }
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         match self {
             Buf::Rel(r) => r.is_empty(),
             Buf::Set(s) => s.is_empty(),
@@ -54,10 +60,29 @@ impl Buf {
             Buf::Set(s) => s.clear(),
         }
     }
+    fn fill(&mut self) {
+        match self {
+            Buf::Rel(r) => {
+                r.clear();
+                r.complement_in_place();
+            }
+            Buf::Set(s) => {
+                s.clear();
+                s.complement_in_place();
+            }
+        }
+    }
     fn copy_from(&mut self, o: &Buf) {
         match (self, o) {
             (Buf::Rel(r), Buf::Rel(x)) => r.copy_from(x),
             (Buf::Set(s), Buf::Set(x)) => s.copy_from(x),
+            _ => unreachable!("a plan's nodes are typed when built"),
+        }
+    }
+    fn is_subset(&self, o: &Buf) -> bool {
+        match (self, o) {
+            (Buf::Rel(r), Buf::Rel(x)) => r.is_subset(x),
+            (Buf::Set(s), Buf::Set(x)) => s.is_subset(x),
             _ => unreachable!("a plan's nodes are typed when built"),
         }
     }
@@ -70,33 +95,72 @@ pub enum In<'a> {
     Set(&'a Set),
 }
 
-/// The buffers of one plan's nodes, reused by every run.
+/// The buffers of one plan's nodes, reused by every run, and how runs take them.
 pub struct Replay {
-    bufs: Vec<Buf>,
+    pub bufs: Vec<Buf>,
     /// When each node was last computed (constants: always).
     stamp: Vec<u64>,
     /// Per level, from when a value computed is still valid: a new candidate renews every
     /// level, a new branch of a `with` its variable's level and deeper.
     valid: Vec<u64>,
     tick: u64,
-    /// While orders are pruned: the level from which values are lower bounds (else 0).
-    lower: u8,
+    pub sense: Sense,
     tmp: Rel,
+    /// What fixpoints may spend (a round that does not converge runs until it is spent).
+    budget: Budget,
+    /// The budget ran out while a fixpoint iterated: the run's values mean nothing.
+    pub exhausted: Option<Exhausted>,
 }
 
 const ALWAYS: u64 = u64::MAX;
 
 impl Replay {
+    /// Buffers for `plan`'s runs over `n` events, taken in `sense`.
+    pub fn new(plan: &Plan, n: usize, sense: Sense) -> Replay {
+        let mut stamp = vec![0; plan.nodes.len()];
+        let bufs = plan
+            .nodes
+            .iter()
+            .zip(&mut stamp)
+            .map(|(node, st)| match &node.op {
+                Op::Rel(r) => {
+                    *st = ALWAYS;
+                    Buf::Rel((*r.0).clone())
+                }
+                Op::Set(s) => {
+                    *st = ALWAYS;
+                    Buf::Set((*s.0).clone())
+                }
+                _ if node.set => Buf::Set(Set::empty(n)),
+                _ => Buf::Rel(Rel::empty(n)),
+            })
+            .collect();
+        let levels = plan.nodes.iter().map(|x| x.level).max().unwrap_or(0) as usize + 1;
+        // Level 0 is never renewed: its nodes are computed once, by the first run.
+        let mut valid = vec![0; levels.max(2)];
+        valid[0] = 1;
+        Replay {
+            bufs,
+            stamp,
+            valid,
+            tick: 0,
+            sense,
+            tmp: Rel::empty(n),
+            budget: Budget::unlimited(),
+            exhausted: None,
+        }
+    }
+
     /// A new run from level `level` on: the values of the levels below stay.
-    fn renew(&mut self, level: u8) {
+    pub fn renew(&mut self, level: u8) {
         self.tick += 1;
         for v in &mut self.valid[level as usize..] {
             *v = self.tick;
         }
     }
 
-    /// Sets input node `x`.
-    fn set(&mut self, x: u32, v: In) {
+    /// Sets node `x` (an input or a variable).
+    pub fn set(&mut self, x: u32, v: In) {
         match (&mut self.bufs[x as usize], v) {
             (Buf::Rel(b), In::Rel(v)) => b.copy_from(v),
             (Buf::Set(b), In::Set(v)) => b.copy_from(v),
@@ -104,315 +168,147 @@ impl Replay {
         }
         self.stamp[x as usize] = self.tick;
     }
-}
 
-/// What a plan's run reports to, and with what.
-pub struct Run<'a, 'e> {
-    events: &'e [EventInfo],
-    relations: bool,
-    report: &'a mut dyn FnMut(Verdict) -> bool,
-    /// How often testing prefixes of orders paid, by (site, elements left).
-    pays: &'a Tally,
-    /// What the run may spend: polled at each coherence order.
-    budget: &'a Budget,
-    /// Set when the budget ran out (the run then stops).
-    exhausted: Option<Exhausted>,
-}
-
-impl<'a, 'e> Run<'a, 'e> {
-    /// A run over the candidate's `events`, handing its verdicts (with their final `co`
-    /// and `rf` when `relations`) to `report`.
-    pub fn new(
-        events: &'e [EventInfo],
-        relations: bool,
-        pays: &'a Tally,
-        budget: &'a Budget,
-        report: &'a mut dyn FnMut(Verdict) -> bool,
-    ) -> Self {
-        Run {
-            events,
-            relations,
-            report,
-            pays,
-            budget,
-            exhausted: None,
-        }
-    }
-}
-
-impl<'m> Plan<'m> {
-    /// Buffers for the plan's runs, over `n` events.
-    pub fn replay(&self, n: usize) -> Replay {
-        let mut stamp = vec![0; self.nodes.len()];
-        let bufs = self
-            .nodes
-            .iter()
-            .zip(&mut stamp)
-            .map(|(node, st)| match &node.op {
-                Op::Rel(r) => {
-                    *st = ALWAYS;
-                    Buf::Rel((**r).clone())
-                }
-                Op::Set(s) => {
-                    *st = ALWAYS;
-                    Buf::Set((**s).clone())
-                }
-                _ if node.set => Buf::Set(Set::empty(n)),
-                _ => Buf::Rel(Rel::empty(n)),
-            })
-            .collect();
-        let levels = self.nodes.iter().map(|x| x.level).max().unwrap_or(0) as usize + 1;
-        Replay {
-            bufs,
-            stamp,
-            valid: vec![0; levels.max(2)],
-            tick: 0,
-            lower: 0,
-            tmp: Rel::empty(n),
-        }
-    }
-
-    /// Starts a run on a new candidate, its inputs `inputs` (nodes `0..`).
-    fn start(&self, r: &mut Replay, inputs: &[In]) {
-        r.renew(1);
-        for (k, &v) in inputs.iter().enumerate() {
-            r.set(k as u32, v);
-        }
-    }
-
-    /// Every verdict of the candidate `p` (a plan of the candidates of one shape, its
-    /// inputs the primitives `inputs`), to the run's report; `Err` when the budget ran out.
-    pub fn judge(
-        &self,
-        r: &mut Replay,
-        p: &Primitives,
-        inputs: &[(String, bool)],
-        mut run: Run,
-    ) -> Result<(), Exhausted> {
-        let vals: Vec<In> = inputs
-            .iter()
-            .map(|(name, set)| match set {
+    /// Starts a run on a new candidate: its inputs (the plan's, by name, from `p`) and
+    /// the budget its fixpoints may spend.
+    pub fn start(&mut self, plan: &Plan, p: &Primitives, budget: &Budget) {
+        self.renew(1);
+        self.budget = budget.clone();
+        self.exhausted = None;
+        for (k, &(name, set)) in plan.inputs.iter().enumerate() {
+            let v = match set {
                 true => In::Set(p.sets.get(name).expect("an input of the shape")),
                 false => In::Rel(p.rels.get(name).expect("an input of the shape")),
-            })
-            .collect();
-        self.start(r, &vals);
-        self.walk(r, 0, Vec::new(), &mut run);
-        run.exhausted.map_or(Ok(()), Err)
-    }
-
-    /// For a plan bounding from below the candidates whose `rf` contains `input` (see
-    /// `Model::doomed`): whether a check fails, in each of them.
-    pub fn doomed(&self, r: &mut Replay, input: &Rel, events: &[EventInfo]) -> bool {
-        self.start(r, &[In::Rel(input)]);
-        for step in &self.steps {
-            match step {
-                Step::Test { test, ty, node, .. } => {
-                    self.eval(r, *node, events);
-                    let (holds, _) = outcome(test.kind, &r.bufs[*node as usize]);
-                    if *ty == TestType::Check && holds == test.negated {
-                        return true;
-                    }
-                }
-                Step::NoChoice(x) => {
-                    self.eval(r, *x, events);
-                    if !r.bufs[*x as usize].rel().is_irreflexive() {
-                        return true;
-                    }
-                }
-                Step::Fail(..) => return true,
-                Step::Flag(_) => {}
-                Step::End(_) | Step::GiveUp | Step::With(_) => return false,
-            }
-        }
-        false
-    }
-
-    /// Runs the steps from `from` on, reporting the verdict of each branch; false when the
-    /// report asked to stop.
-    fn walk(&self, r: &mut Replay, from: usize, mut flags: Vec<String>, run: &mut Run) -> bool {
-        for (i, step) in self.steps.iter().enumerate().skip(from) {
-            match step {
-                Step::Test {
-                    test,
-                    ty,
-                    node,
-                    rels,
-                } => {
-                    self.eval(r, *node, run.events);
-                    let (holds, cycle) = outcome(test.kind, &r.bufs[*node as usize]);
-                    match (holds != test.negated, ty) {
-                        (true, TestType::Flag) => flags.extend(test.name.iter().cloned()),
-                        (false, TestType::UndefinedUnless) => flags.push("*undef*".into()),
-                        (false, TestType::Check) => {
-                            let v =
-                                self.verdict_at(r, Some(failure(test, cycle)), flags, *rels, run);
-                            return (run.report)(v);
-                        }
-                        _ => {}
-                    }
-                }
-                Step::Flag(name) => flags.push(name.clone()),
-                Step::Fail(f, rels) => {
-                    let v = self.verdict_at(r, Some(f.clone()), flags, *rels, run);
-                    return (run.report)(v);
-                }
-                Step::End(rels) => {
-                    let v = self.verdict_at(r, None, flags, *rels, run);
-                    return (run.report)(v);
-                }
-                Step::With(w) => return self.branches(r, i, w, flags, run),
-                // Only in plans bounding from below.
-                Step::NoChoice(_) | Step::GiveUp => return true,
-            }
-        }
-        true
-    }
-
-    /// The `with` at step `i`: its orders, built and cut natively (see
-    /// `Runner::pruner`), each running the steps after it.
-    fn branches(
-        &self,
-        r: &mut Replay,
-        i: usize,
-        w: &With<'m>,
-        flags: Vec<String>,
-        run: &mut Run,
-    ) -> bool {
-        let events = run.events;
-        self.eval(r, w.base, events);
-        let base = r.bufs[w.base as usize].rel().clone();
-        let coherence = w.guard.map(|(t, rf, po_loc)| {
-            self.eval(r, rf, events);
-            self.eval(r, po_loc, events);
-            Coherence::new(t, r.bufs[rf as usize].rel(), r.bufs[po_loc as usize].rel())
-        });
-        let level = self.nodes[w.var as usize].level;
-        let (fs, failed) = {
-            let below = PlanBelow {
-                plan: self,
-                r: RefCell::new(&mut *r),
-                from: i + 1,
-                var: w.var,
-                level,
-                site: w.site,
-                events,
-                pays: run.pays,
             };
-            let mut pruner = Pruner::new(
-                Box::new(move || coherence),
-                Box::new(move || Some(Box::new(below) as Box<dyn Below + '_>)),
-            );
-            let fs = pruner.build(&w.classes, &base, run.budget);
-            (fs, pruner.failure())
-        };
-        let fs = match fs {
-            Ok(fs) => fs,
-            Err(x) => {
-                run.exhausted = Some(x);
-                return false;
-            }
-        };
-        if let Some(f) = failed {
-            let v = self.verdict_at(r, Some(f), flags.clone(), w.rels, run);
-            if !(run.report)(v) {
-                return false;
-            }
+            self.set(k as u32, v);
         }
-        for_each_pick(&fs, |pick| {
-            if let Err(x) = run.budget.check() {
-                run.exhausted = Some(x);
-                return false;
-            }
-            r.renew(level);
-            let co = r.bufs[w.var as usize].rel_mut();
-            co.clear();
-            for (fac, &k) in fs.iter().zip(pick) {
-                co.union_with(&fac[k]);
-            }
-            r.stamp[w.var as usize] = r.tick;
-            self.walk(r, i + 1, flags.clone(), run)
-        })
     }
 
-    fn verdict_at(
-        &self,
-        r: &mut Replay,
-        failed: Option<Failure>,
-        flags: Vec<String>,
-        rels: Rels,
-        run: &Run,
-    ) -> Verdict {
-        let (co, rf) = rels.filter(|_| run.relations).unwrap_or((None, None));
-        let mut get = |x: Option<u32>| {
-            x.map(|x| {
-                self.eval(r, x, run.events);
-                r.bufs[x as usize].rel().clone()
-            })
-        };
-        Verdict {
-            failed,
-            flags,
-            co: get(co),
-            rf: get(rf),
-        }
+    pub fn rel(&self, x: u32) -> &Rel {
+        self.bufs[x as usize].rel()
     }
 
     /// Computes node `id` for the current run, and the operands it needs first, unless it
     /// is computed already.
     #[inline(always)]
-    fn eval(&self, r: &mut Replay, id: u32, events: &[EventInfo]) {
+    pub fn eval(&mut self, plan: &Plan, id: u32, events: &[EventInfo]) {
         let i = id as usize;
-        if r.stamp[i] == ALWAYS || r.stamp[i] >= r.valid[self.nodes[i].level as usize] {
+        if self.stamp[i] == ALWAYS || self.stamp[i] >= self.valid[plan.nodes[i].level as usize] {
             return;
         }
-        self.eval_now(r, i, events);
+        self.eval_now(plan, i, events);
     }
 
     #[inline(never)]
-    fn eval_now(&self, r: &mut Replay, i: usize, events: &[EventInfo]) {
-        let node = &self.nodes[i];
+    fn eval_now(&mut self, plan: &Plan, i: usize, events: &[EventInfo]) {
+        let node = &plan.nodes[i];
         let op = &node.op;
-        // Bounding from below, what shrinks as the variable grows is nothing.
-        let lower = r.lower != 0 && node.level >= r.lower;
-        let shrinks = match op {
-            Op::Diff(_, b) => lower && self.nodes[*b as usize].level >= r.lower,
-            Op::Comp(_) => lower,
-            _ => false,
-        };
-        if shrinks {
-            r.bufs[i].clear();
-            r.stamp[i] = r.tick;
-            return;
+        // A bound of an operator that is not monotone in what differs between the
+        // candidates bounded: coarser (see `Sense`).
+        if self.sense != Sense::Exact {
+            let varies = |x: &u32| self.sense.varies(&plan.nodes[*x as usize]);
+            let coarse = match op {
+                Op::Diff(a, b) if varies(b) => Some(Some(*a)),
+                Op::Comp(a) if varies(a) => Some(None),
+                Op::DiffVals(a) if !self.sense.from_below() => Some(Some(*a)),
+                _ => None,
+            };
+            if let Some(keep) = coarse {
+                match (keep, self.sense.from_below()) {
+                    (_, true) => self.bufs[i].clear(),
+                    (None, false) => self.bufs[i].fill(),
+                    (Some(a), false) => {
+                        self.eval(plan, a, events);
+                        let (lo, hi) = self.bufs.split_at_mut(i);
+                        hi[0].copy_from(&lo[a as usize]);
+                    }
+                }
+                self.stamp[i] = self.tick;
+                return;
+            }
         }
         match op {
             // Operands needed only when the first one is not empty.
-            Op::Inter(a, _) | Op::Diff(a, _) => self.eval(r, *a, events),
+            Op::Inter(a, _) | Op::Diff(a, _) => self.eval(plan, *a, events),
             // Factors computed one at a time, while the product is not empty.
             Op::Seq(_) => {}
-            _ => each_operand(op, |x| self.eval(r, x, events)),
+            Op::Fix(fix) => {
+                self.fix(plan, i, fix, events);
+                self.stamp[i] = self.tick;
+                return;
+            }
+            _ => super::each_operand(op, |x| self.eval(plan, x, events)),
         }
         let second = match op {
-            Op::Inter(a, b) | Op::Diff(a, b) if !r.bufs[*a as usize].is_empty() => Some(*b),
+            Op::Inter(a, b) | Op::Diff(a, b) if !self.bufs[*a as usize].is_empty() => Some(*b),
             _ => None,
         };
         if let Some(b) = second {
-            self.eval(r, b, events);
+            self.eval(plan, b, events);
         }
         if let Op::Seq(fs) = op {
-            self.seq(r, i, fs, events);
+            self.seq(plan, i, fs, events);
         } else {
-            self.compute(r, i, second.is_some(), events);
+            self.compute(plan, i, second.is_some(), events);
         }
-        r.stamp[i] = r.tick;
+        self.stamp[i] = self.tick;
+    }
+
+    /// Iterates fixpoint `fix` (node `i`), herd's way: each round computes the results
+    /// from the loop variables, until none grows.
+    fn fix(&mut self, plan: &Plan, i: usize, fix: &Fix, events: &[EventInfo]) {
+        for &x in &fix.init {
+            self.eval(plan, x, events);
+        }
+        if !fix.monotone && self.sense.varies(&plan.nodes[i]) {
+            // Iterating bounds bounds nothing: the universe does (or nothing, from below).
+            let up = !self.sense.from_below();
+            for &l in &fix.loops {
+                let b = &mut self.bufs[l as usize];
+                if up {
+                    b.fill()
+                } else {
+                    b.clear()
+                }
+                self.stamp[l as usize] = self.tick;
+            }
+            return;
+        }
+        for (&l, &x) in fix.loops.iter().zip(&fix.init) {
+            let (lo, hi) = split_two(&mut self.bufs, l as usize, x as usize);
+            lo.copy_from(hi);
+            self.stamp[l as usize] = self.tick;
+        }
+        loop {
+            if let Err(x) = self.budget.check() {
+                self.exhausted = Some(x);
+                return;
+            }
+            for &b in &fix.body {
+                self.stamp[b as usize] = 0;
+            }
+            for &x in &fix.results {
+                self.eval(plan, x, events);
+            }
+            let mut stable = true;
+            for (&l, &x) in fix.loops.iter().zip(&fix.results) {
+                let (loop_var, result) = split_two(&mut self.bufs, l as usize, x as usize);
+                stable &= result.is_subset(loop_var);
+                loop_var.copy_from(result);
+                self.stamp[l as usize] = self.tick;
+            }
+            if stable {
+                return;
+            }
+        }
     }
 
     /// Computes node `i` from its operands, computed already.
-    fn compute(&self, r: &mut Replay, i: usize, second: bool, events: &[EventInfo]) {
-        let (lo, hi) = r.bufs.split_at_mut(i);
+    fn compute(&mut self, plan: &Plan, i: usize, second: bool, events: &[EventInfo]) {
+        let (lo, hi) = self.bufs.split_at_mut(i);
         let out = &mut hi[0];
         let at = |x: &u32| &lo[*x as usize];
-        match &self.nodes[i].op {
+        match &plan.nodes[i].op {
             Op::Union(xs) => {
                 let or = |x: u64, y: u64| x | y;
                 match (&mut *out, at(&xs[0]), at(&xs[1])) {
@@ -428,12 +324,12 @@ impl<'m> Plan<'m> {
                     }
                 }
             }
-            Op::Inter(a, b) | Op::Diff(a, b) => match second {
+            op @ (Op::Inter(a, b) | Op::Diff(a, b)) => match second {
                 false => out.clear(),
                 true => {
+                    let inter = matches!(op, Op::Inter(..));
                     let and = |x: u64, y: u64| x & y;
                     let but = |x: u64, y: u64| x & !y;
-                    let inter = matches!(self.nodes[i].op, Op::Inter(..));
                     match (&mut *out, at(a), at(b), inter) {
                         (Buf::Rel(o), Buf::Rel(x), Buf::Rel(y), true) => o.assign(x, y, and),
                         (Buf::Set(o), Buf::Set(x), Buf::Set(y), true) => o.assign(x, y, and),
@@ -452,13 +348,13 @@ impl<'m> Plan<'m> {
             }
             Op::Cart(a, b) => out.rel_mut().set_cartesian(at(a).set(), at(b).set()),
             Op::Inv(a) => at(a).rel().inverse_into(out.rel_mut()),
-            Op::Plus(a) | Op::Star(a) | Op::Opt(a) => {
+            op @ (Op::Plus(a) | Op::Star(a) | Op::Opt(a)) => {
                 let o = out.rel_mut();
                 o.copy_from(at(a).rel());
-                if !matches!(self.nodes[i].op, Op::Opt(_)) {
+                if !matches!(op, Op::Opt(_)) {
                     o.close_in_place();
                 }
-                if !matches!(self.nodes[i].op, Op::Plus(_)) {
+                if !matches!(op, Op::Plus(_)) {
                     o.add_identity();
                 }
             }
@@ -474,38 +370,29 @@ impl<'m> Plan<'m> {
                     o.remove(x, y);
                 }
             }
-            Op::CoLower(a, classes) => {
-                let (o, tmp) = (out.rel_mut(), &mut r.tmp);
-                o.clear();
-                for c in classes.iter() {
-                    tmp.copy_from(at(a).rel());
-                    tmp.restrict_domain_in_place(c);
-                    tmp.restrict_range_in_place(c);
-                    tmp.close_in_place();
-                    o.union_with(tmp);
-                }
+            Op::Out(_, l) => out.copy_from(at(l)),
+            Op::Seq(_) | Op::Input | Op::With | Op::Loop | Op::Fix(_) | Op::Rel(_) | Op::Set(_) => {
             }
-            Op::Seq(_) | Op::Input | Op::Rel(_) | Op::Set(_) => {}
         }
     }
 
     /// A sequence, factor by factor, stopping as soon as the product is empty (the later
     /// factors are then not computed).
-    fn seq(&self, r: &mut Replay, i: usize, fs: &[(u32, bool)], events: &[EventInfo]) {
+    fn seq(&mut self, plan: &Plan, i: usize, fs: &[(u32, bool)], events: &[EventInfo]) {
         // The first factor is read where it is, when the second is a relation.
         let (f0, id0) = fs[0];
-        self.eval(r, f0, events);
+        self.eval(plan, f0, events);
         let mut started = false;
         for (k, &(f, id)) in fs.iter().enumerate() {
             if k == 0 && !fs[1].1 {
-                if r.bufs[f0 as usize].is_empty() {
-                    r.bufs[i].clear();
+                if self.bufs[f0 as usize].is_empty() {
+                    self.bufs[i].clear();
                     return;
                 }
                 continue;
             }
-            self.eval(r, f, events);
-            let (lo, hi) = r.bufs.split_at_mut(i);
+            self.eval(plan, f, events);
+            let (lo, hi) = self.bufs.split_at_mut(i);
             let out = hi[0].rel_mut();
             let x = &lo[f as usize];
             match (id, started) {
@@ -518,8 +405,8 @@ impl<'m> Plan<'m> {
                 (false, false) if k == 1 => lo[f0 as usize].rel().compose_into(x.rel(), out),
                 (false, false) => out.copy_from(x.rel()),
                 (false, true) => {
-                    out.compose_into(x.rel(), &mut r.tmp);
-                    std::mem::swap(out, &mut r.tmp);
+                    out.compose_into(x.rel(), &mut self.tmp);
+                    std::mem::swap(out, &mut self.tmp);
                 }
             }
             started = true;
@@ -530,8 +417,279 @@ impl<'m> Plan<'m> {
     }
 }
 
+/// Two distinct buffers, mutably: `a`'s and `b`'s.
+fn split_two(bufs: &mut [Buf], a: usize, b: usize) -> (&mut Buf, &Buf) {
+    if a < b {
+        let (lo, hi) = bufs.split_at_mut(b);
+        (&mut lo[a], &hi[0])
+    } else {
+        let (lo, hi) = bufs.split_at_mut(a);
+        (&mut hi[0], &lo[b])
+    }
+}
+
+/// Whether a check of kind `kind` holds on `v` (negation aside), with what breaks it when
+/// it does not (see [`Failure::of`]).
+pub fn outcome(kind: TestKind, v: &Buf) -> (bool, Option<Vec<usize>>) {
+    match kind {
+        TestKind::Empty => match v {
+            Buf::Rel(r) => {
+                let first = (!r.is_empty()).then(|| r.pairs().next()).flatten();
+                (first.is_none(), first.map(|(a, b)| vec![a, b]))
+            }
+            Buf::Set(s) => {
+                let first = (!s.is_empty()).then(|| s.iter().next()).flatten();
+                (first.is_none(), first.map(|e| vec![e, e]))
+            }
+        },
+        TestKind::Irreflexive => {
+            let r = v.rel();
+            let x = (0..r.universe()).find(|&i| r.contains(i, i));
+            (x.is_none(), x.map(|i| vec![i]))
+        }
+        TestKind::Acyclic => {
+            let c = v.rel().find_cycle();
+            (c.is_none(), c)
+        }
+    }
+}
+
+/// What a candidate's run reports to, and with what.
+pub struct Run<'a, 'e> {
+    pub events: &'e [EventInfo],
+    /// Whether verdicts carry the final `co` and `rf` (for graphs).
+    pub relations: bool,
+    pub report: &'a mut dyn FnMut(Verdict) -> bool,
+    /// How often testing prefixes of orders paid, by (site, elements left).
+    pub pays: &'a Tally,
+    /// See `Tuning::prune_orders`.
+    pub prune: bool,
+    /// See `Tuning::prefix_trial`.
+    pub trial: u32,
+    /// What the run may spend: polled at each branch.
+    pub budget: &'a Budget,
+    /// Why the run stopped, if it did: the budget ran out, or the model met an error.
+    pub stopped: Option<CatError>,
+    /// `with` steps that dropped choices before their branches ran.
+    pub pruned: u64,
+}
+
+/// Every verdict of the candidate `p`, one of those `plan` was made for, to the run's
+/// report; `Err` when the budget ran out or the model met an error. With how many `with`
+/// steps dropped choices.
+pub fn judge(
+    plan: &Plan,
+    r: &mut Replay,
+    p: &Primitives,
+    mut run: Run,
+) -> (Result<(), CatError>, u64) {
+    r.start(plan, p, run.budget);
+    walk(plan, r, 0, Vec::new(), &mut run);
+    let exhausted = r.exhausted.take().map(|x| fatal_error(Fatal::Exhausted(x)));
+    let res = match run.stopped.or(exhausted) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
+    (res, run.pruned)
+}
+
+impl Run<'_, '_> {
+    fn exhausted(&mut self, x: Exhausted) {
+        self.stopped = Some(fatal_error(Fatal::Exhausted(x)));
+    }
+}
+
+/// Runs the steps from `from` on, reporting the verdict of each branch; false when the
+/// report asked to stop (or the budget ran out).
+fn walk(plan: &Plan, r: &mut Replay, from: usize, mut flags: Vec<String>, run: &mut Run) -> bool {
+    let events = run.events;
+    for (i, step) in plan.steps.iter().enumerate().skip(from) {
+        match step {
+            Step::Test {
+                test,
+                ty,
+                node,
+                rels,
+            } => {
+                r.eval(plan, *node, events);
+                if r.exhausted.is_some() {
+                    return false;
+                }
+                let (holds, cycle) = outcome(test.kind, &r.bufs[*node as usize]);
+                match (holds != test.negated, ty) {
+                    (true, TestType::Flag) => flags.extend(test.name.iter().cloned()),
+                    (false, TestType::UndefinedUnless) => flags.push("*undef*".into()),
+                    (false, TestType::Check) => {
+                        let f = Failure::of(test, cycle);
+                        return report(plan, r, Some(f), flags, *rels, run);
+                    }
+                    _ => {}
+                }
+            }
+            Step::Flag(name) => flags.push(name.clone()),
+            Step::Fail(f, rels) => return report(plan, r, Some(f.clone()), flags, *rels, run),
+            Step::End(rels) => return report(plan, r, None, flags, *rels, run),
+            Step::Halt => return true,
+            Step::Error(e) => {
+                run.stopped = Some(e.clone());
+                return false;
+            }
+            Step::Orders(o) => return orders(plan, r, i, o, flags, run),
+            Step::Picks(p) => return picks(plan, r, i, p, flags, run),
+            Step::Choose(starts) => {
+                return starts.iter().all(|&s| {
+                    if let Err(x) = run.budget.check() {
+                        run.exhausted(x);
+                        return false;
+                    }
+                    walk(plan, r, s, flags.clone(), run)
+                });
+            }
+        }
+    }
+    true
+}
+
+fn report(
+    plan: &Plan,
+    r: &mut Replay,
+    failed: Option<Failure>,
+    flags: Vec<String>,
+    rels: Rels,
+    run: &mut Run,
+) -> bool {
+    let (co, rf) = if run.relations { rels } else { (None, None) };
+    let mut get = |x: Option<u32>| {
+        x.map(|x| {
+            r.eval(plan, x, run.events);
+            r.rel(x).clone()
+        })
+    };
+    let v = Verdict {
+        failed,
+        flags,
+        co: get(co),
+        rf: get(rf),
+    };
+    (run.report)(v)
+}
+
+/// The SC-per-location guard of a `with`, on this run's values.
+fn coherence<'m>(
+    plan: &Plan<'m>,
+    r: &mut Replay,
+    guard: Option<super::Guard<'m>>,
+    events: &[EventInfo],
+) -> Option<Coherence<'m>> {
+    let (t, rf, po_loc) = guard?;
+    r.eval(plan, rf, events);
+    r.eval(plan, po_loc, events);
+    Some(Coherence::new(t, r.rel(rf), r.rel(po_loc)))
+}
+
+/// The `with` over orders at step `i`: its orders, built and cut natively (see
+/// [`Pruner`]), each running the steps after it.
+fn orders(
+    plan: &Plan,
+    r: &mut Replay,
+    i: usize,
+    o: &Orders,
+    flags: Vec<String>,
+    run: &mut Run,
+) -> bool {
+    let events = run.events;
+    r.eval(plan, o.base, events);
+    let base = r.rel(o.base).clone();
+    let coherence = coherence(plan, r, o.guard.filter(|_| run.prune), events);
+    let level = plan.nodes[o.var as usize].level;
+    let prune = run.prune;
+    let (fs, failed) = {
+        let below = PlanBelow {
+            plan,
+            r: RefCell::new(&mut *r),
+            from: i + 1,
+            var: o.var,
+            level,
+            site: o.site,
+            events,
+            pays: run.pays,
+            trial: run.trial,
+        };
+        let mut pruner = Pruner::new(
+            Box::new(move || coherence),
+            Box::new(move || prune.then(|| Box::new(below) as Box<dyn Below + '_>)),
+        );
+        let fs = pruner.build(&o.classes, &base, run.budget);
+        (fs, pruner.failure())
+    };
+    let fs = match fs {
+        Ok(fs) => fs,
+        Err(x) => {
+            run.exhausted(x);
+            return false;
+        }
+    };
+    branches(plan, r, i, o.var, level, &fs, failed, o.rels, flags, run)
+}
+
+/// The `with` over known relations at step `i`: the choices the guard does not reject,
+/// each running the steps after it.
+fn picks(
+    plan: &Plan,
+    r: &mut Replay,
+    i: usize,
+    p: &Picks,
+    flags: Vec<String>,
+    run: &mut Run,
+) -> bool {
+    let coherence = coherence(plan, r, p.guard.filter(|_| run.prune), run.events);
+    let mut fs = p.factors.clone();
+    let mut pruner = Pruner::new(Box::new(move || coherence), Box::new(|| None));
+    pruner.prune(&mut fs);
+    let failed = pruner.failure();
+    let level = plan.nodes[p.var as usize].level;
+    branches(plan, r, i, p.var, level, &fs, failed, p.rels, flags, run)
+}
+
+/// Runs the steps after step `i` once per union of one relation per factor, the variable
+/// `var` bound to it, after reporting `failed` (why some choices were dropped).
+#[allow(clippy::too_many_arguments)]
+fn branches(
+    plan: &Plan,
+    r: &mut Replay,
+    i: usize,
+    var: u32,
+    level: u8,
+    fs: &[Vec<Rc<Rel>>],
+    failed: Option<Failure>,
+    rels: Rels,
+    flags: Vec<String>,
+    run: &mut Run,
+) -> bool {
+    if let Some(f) = failed {
+        run.pruned += 1;
+        if !report(plan, r, Some(f), flags.clone(), rels, run) {
+            return false;
+        }
+    }
+    for_each_pick(fs, |pick| {
+        if let Err(x) = run.budget.check() {
+            run.exhausted(x);
+            return false;
+        }
+        r.renew(level);
+        let v = r.bufs[var as usize].rel_mut();
+        v.clear();
+        for (fac, &k) in fs.iter().zip(pick) {
+            v.union_with(&fac[k]);
+        }
+        r.stamp[var as usize] = r.tick;
+        walk(plan, r, i + 1, flags.clone(), run)
+    })
+}
+
 /// The checks after a `with` step, on lower bounds: the variable bound to a prefix of
-/// orders, what shrinks as it grows taken as nothing.
+/// orders, what shrinks as it grows taken as nothing (see [`Sense::Below`]).
 struct PlanBelow<'a, 'm, 'e> {
     plan: &'a Plan<'m>,
     r: RefCell<&'a mut Replay>,
@@ -542,13 +700,24 @@ struct PlanBelow<'a, 'm, 'e> {
     site: usize,
     events: &'e [EventInfo],
     pays: &'a Tally,
+    trial: u32,
 }
 
 impl Below for PlanBelow<'_, '_, '_> {
     fn has_checks(&self) -> bool {
         self.plan.steps[self.from..]
             .iter()
-            .take_while(|s| !matches!(s, Step::End(_) | Step::With(_)))
+            .take_while(|s| {
+                !matches!(
+                    s,
+                    Step::End(_)
+                        | Step::Orders(_)
+                        | Step::Picks(_)
+                        | Step::Choose(_)
+                        | Step::Halt
+                        | Step::Error(_)
+                )
+            })
             .any(|s| match s {
                 Step::Test { test, ty, .. } => *ty == TestType::Check && !test.negated,
                 Step::Fail(..) => true,
@@ -557,7 +726,7 @@ impl Below for PlanBelow<'_, '_, '_> {
     }
 
     fn worth_at(&self, left: usize) -> bool {
-        prefix_pays(self.pays, self.site, left)
+        prefix_pays(self.pays, self.site, left, self.trial)
     }
 
     fn tried_at(&self, left: usize, dropped: bool) {
@@ -566,11 +735,12 @@ impl Below for PlanBelow<'_, '_, '_> {
 
     fn failing(&self, p: &Rc<Rel>) -> Option<Failure> {
         let r = &mut **self.r.borrow_mut();
+        let plan = self.plan;
         r.renew(self.level);
         r.set(self.var, In::Rel(p));
-        r.lower = self.level;
+        r.sense = Sense::Below(self.level);
         let mut failed = None;
-        for step in &self.plan.steps[self.from..] {
+        for step in &plan.steps[self.from..] {
             match step {
                 Step::Test {
                     test,
@@ -578,10 +748,10 @@ impl Below for PlanBelow<'_, '_, '_> {
                     node,
                     ..
                 } if !test.negated => {
-                    self.plan.eval(r, *node, self.events);
+                    r.eval(plan, *node, self.events);
                     let (holds, cycle) = outcome(test.kind, &r.bufs[*node as usize]);
                     if !holds {
-                        failed = Some(failure(test, cycle));
+                        failed = Some(Failure::of(test, cycle));
                         break;
                     }
                 }
@@ -589,30 +759,22 @@ impl Below for PlanBelow<'_, '_, '_> {
                     failed = Some(f.clone());
                     break;
                 }
-                Step::End(_) | Step::With(_) => break,
+                Step::End(_)
+                | Step::Orders(_)
+                | Step::Picks(_)
+                | Step::Choose(_)
+                | Step::Halt
+                | Step::Error(_) => break,
                 _ => {}
             }
         }
-        r.lower = 0;
+        r.sense = Sense::Exact;
         // The lower bounds computed go with the next run.
         r.renew(self.level);
+        // A fixpoint cut short by the budget bounds nothing: the run finds out.
+        if r.exhausted.is_some() {
+            return None;
+        }
         failed
-    }
-}
-
-/// Whether a check of kind `kind` holds on `v` (negation aside), with a cycle or a
-/// reflexive event when it does not.
-fn outcome(kind: TestKind, v: &Buf) -> (bool, Option<Vec<usize>>) {
-    match kind {
-        TestKind::Empty => (v.is_empty(), None),
-        TestKind::Irreflexive => {
-            let r = v.rel();
-            let x = (0..r.universe()).find(|&i| r.contains(i, i));
-            (x.is_none(), x.map(|i| vec![i]))
-        }
-        TestKind::Acyclic => {
-            let c = v.rel().find_cycle();
-            (c.is_none(), c)
-        }
     }
 }

@@ -1,16 +1,16 @@
 //! Expressions of the cat language on one candidate, as herd's `interpreter.ml` evaluates
 //! them: `let` binds lazily (an unused definition costs nothing and its errors do not
 //! matter), `let rec` iterates from empty values until nothing grows, sets and relations
-//! are computed whole.
+//! are computed whole. What each operator means is [`Ops`]'s.
 
 use super::super::ast::*;
 use super::super::builtins;
+use super::super::ops::{Ops, tag2set};
 use super::super::value::*;
 use super::super::{CatError, Fatal, MAX_CALL_DEPTH, Model, Primitives};
 use crate::budget::Budget;
-use crate::rel::{Rel, Set};
-use std::cell::{Cell, RefCell};
-use std::cmp::Ordering;
+use crate::rel::Rel;
+use std::cell::Cell;
 use std::rc::Rc;
 
 pub type R<T> = Result<T, Box<CatError>>;
@@ -20,7 +20,7 @@ pub type R<T> = Result<T, Box<CatError>>;
 pub struct Eval<'m, 'p> {
     pub m: &'m Model,
     pub p: &'p Primitives<'p>,
-    pub n: usize,
+    pub ops: Ops<'m>,
     budget: &'p Budget,
     depth: Cell<u32>,
     /// Closures are compared by identity (herd gives each one a number).
@@ -32,7 +32,7 @@ impl<'m, 'p> Eval<'m, 'p> {
         Eval {
             m,
             p,
-            n: p.n,
+            ops: Ops { n: p.n, m },
             budget,
             depth: Cell::new(0),
             next_id: Cell::new(0),
@@ -62,11 +62,16 @@ impl<'m, 'p> Eval<'m, 'p> {
             .map_err(|x| self.fatal(pos, Fatal::Exhausted(x.clone()), x.to_string()))
     }
 
+    /// The error of a call nested deeper than [`MAX_CALL_DEPTH`].
+    pub fn too_deep(&self, pos: Pos) -> Box<CatError> {
+        self.fatal(pos, Fatal::TooDeep, "calls nest too deeply".into())
+    }
+
     /// Runs `f` one call deeper, polling the budget.
     fn nested<T>(&self, pos: Pos, f: impl FnOnce() -> R<T>) -> R<T> {
         let d = self.depth.get();
         if d >= MAX_CALL_DEPTH {
-            return Err(self.fatal(pos, Fatal::TooDeep, "calls nest too deeply".into()));
+            return Err(self.too_deep(pos));
         }
         self.poll(pos)?;
         self.depth.set(d + 1);
@@ -75,12 +80,10 @@ impl<'m, 'p> Eval<'m, 'p> {
         v
     }
 
-    fn all(&self) -> Set {
-        Set::full(self.n)
-    }
-
-    fn id(&self) -> Rel {
-        Rel::identity(&self.all())
+    fn fresh_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
     }
 
     // ---------- names ----------
@@ -88,24 +91,17 @@ impl<'m, 'p> Eval<'m, 'p> {
     pub fn lookup(&self, env: &Env<'m>, x: Sym, pos: Pos) -> R<Value<'m>> {
         match env.lookup(x) {
             Some(Slot::Val(v)) => Ok(v.clone()),
-            Some(Slot::Thunk(t)) => self.force(t),
-            Some(Slot::Memo(_)) => Err(self.err(pos, "internal: a memo slot in the reference")),
+            Some(Slot::Thunk(t)) => {
+                if let Some(v) = &*t.value.borrow() {
+                    return Ok(v.clone());
+                }
+                let v = self.eval(&t.env, t.expr)?;
+                *t.value.borrow_mut() = Some(v.clone());
+                Ok(v)
+            }
             None => builtins::global(self.m, self.p, x)
                 .ok_or_else(|| self.err(pos, format!("unbound var: {}", self.m.names.name(x)))),
         }
-    }
-
-    /// The value of a lazy binding, computed the first time it is needed.
-    fn force(&self, t: &Thunk<'m>) -> R<Value<'m>> {
-        let Held::Own(cell) = &t.value else {
-            return Err(self.err(t.expr.pos(), "internal: a shared thunk in the reference"));
-        };
-        if let Some((v, _)) = &*cell.borrow() {
-            return Ok(v.clone());
-        }
-        let v = self.eval(&t.env, t.expr)?;
-        *cell.borrow_mut() = Some((v.clone(), 0));
-        Ok(v)
     }
 
     /// `let p1 = e1 and p2 = e2 ...`: each right-hand side in `env`, names bound lazily.
@@ -114,15 +110,7 @@ impl<'m, 'p> Eval<'m, 'p> {
         for b in bds {
             out = match &b.pat {
                 Pat::Var(None) => out,
-                Pat::Var(Some(x)) => out.bind_slot(
-                    *x,
-                    Slot::Thunk(Rc::new(Thunk {
-                        expr: &b.expr,
-                        env: env.clone(),
-                        value: Held::Own(RefCell::new(None)),
-                        key: None,
-                    })),
-                ),
+                Pat::Var(Some(x)) => out.bind_lazy(*x, &b.expr, env),
                 pat => self.bind_pat(&out, b.pos, pat, self.eval(env, &b.expr)?)?,
             };
         }
@@ -166,13 +154,7 @@ impl<'m, 'p> Eval<'m, 'p> {
         if vals.is_empty() {
             return Ok(Some(with_funs(env)));
         }
-        let mut cur: Vec<Value<'m>> = vals
-            .iter()
-            .map(|b| match &b.pat {
-                Pat::Var(_) => Value::Empty,
-                Pat::Tuple(xs) => Value::Tuple(Rc::new(vec![Value::Empty; xs.len()])),
-            })
-            .collect();
+        let mut cur: Vec<Value<'m>> = vals.iter().map(|b| empty_for(&b.pat)).collect();
         loop {
             self.poll(pos)?;
             let mut e = env.clone();
@@ -193,7 +175,10 @@ impl<'m, 'p> Eval<'m, 'p> {
             }
             let mut over = true;
             for (old, new) in cur.iter().zip(&next) {
-                over &= self.stabilised(pos, old, new)?;
+                over &= self
+                    .ops
+                    .stabilised(old, new)
+                    .map_err(|m| self.err(pos, m))?;
             }
             if over {
                 return Ok(Some(e));
@@ -202,80 +187,24 @@ impl<'m, 'p> Eval<'m, 'p> {
         }
     }
 
-    /// Whether a round of a fixpoint added nothing (herd's `stabilised`).
-    fn stabilised(&self, pos: Pos, old: &Value<'m>, new: &Value<'m>) -> R<bool> {
-        Ok(match (old, new) {
-            (_, Value::Empty) | (Value::Unv, _) => true,
-            (Value::Empty, v) => is_empty_coll(v),
-            (Value::Rel(o), Value::Rel(n)) => n.is_subset(o),
-            (Value::Set(o), Value::Set(n)) => n.is_subset(o),
-            (Value::ValSet(o), Value::ValSet(n)) => n.iter().all(|x| valset_contains(o, x)),
-            (Value::Rel(o), Value::Unv) => o.len() == self.n * self.n,
-            (Value::Set(o), Value::Unv) => o.len() == self.n,
-            (Value::Tuple(o), Value::Tuple(n)) if o.len() == n.len() => {
-                let mut all = true;
-                for (a, b) in o.iter().zip(n.iter()) {
-                    all &= self.stabilised(pos, a, b)?;
-                }
-                all
-            }
-            (_, v) => {
-                let t = v.type_name();
-                return Err(self.err(pos, format!("illegal recursion on type '{t}'")));
-            }
-        })
-    }
-
     fn closure(
         &self,
         env: &Env<'m>,
         def: &'m FunDef,
-        rec: Option<(Rc<RecGroup<'m>>, usize)>,
+        rec: Option<(Rc<RecGroup<'m, Never>>, usize)>,
     ) -> Value<'m> {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
         Value::Clo(Rc::new(Closure {
             def,
             env: env.clone(),
             rec,
-            id,
+            id: self.fresh_id(),
         }))
     }
 
     // ---------- conversions ----------
 
-    pub fn as_rel(&self, v: &Value<'m>, pos: Pos) -> R<Rel> {
-        match v {
-            Value::Rel(r) => Ok((**r).clone()),
-            Value::Empty => Ok(Rel::empty(self.n)),
-            Value::Unv => Ok(Rel::cartesian(&self.all(), &self.all())),
-            Value::Pair(a, b) => Ok(pair_rel(self.n, *a, *b)),
-            v => Err(self.err(pos, format!("type rel expected, {} found", v.type_name()))),
-        }
-    }
-
-    pub fn as_set(&self, v: &Value<'m>, pos: Pos) -> R<Set> {
-        match v {
-            Value::Set(s) => Ok((**s).clone()),
-            Value::Empty => Ok(Set::empty(self.n)),
-            Value::Unv => Ok(self.all()),
-            Value::Event(e) => Ok(Set::from_iter(self.n, [*e])),
-            v => Err(self.err(
-                pos,
-                format!("type events expected, {} found", v.type_name()),
-            )),
-        }
-    }
-
-    /// All tags of an enum type (the universe a complement of tags is taken in).
-    fn tags_of(&self, ty: &str) -> Vec<Value<'m>> {
-        let m = self.m;
-        let tags = m.enums.iter().filter(|(t, _)| t == ty);
-        let all = tags.flat_map(|(_, r)| m.tags[r.clone()].iter().map(Value::Tag));
-        match valset(all.collect()) {
-            Value::ValSet(s) => s.to_vec(),
-            _ => Vec::new(),
-        }
+    pub fn as_rel(&self, v: &Value<'m>, pos: Pos) -> R<Rc<Rel>> {
+        self.ops.as_rel(v).map_err(|m| self.err(pos, m))
     }
 
     fn eval_all(&self, env: &Env<'m>, es: &'m [Expr]) -> R<Vec<Value<'m>>> {
@@ -285,8 +214,10 @@ impl<'m, 'p> Eval<'m, 'p> {
     // ---------- expressions ----------
 
     pub fn eval(&self, env: &Env<'m>, e: &'m Expr) -> R<Value<'m>> {
+        let ops = &self.ops;
+        let at = |pos: Pos| move |m: String| self.err(pos, m);
         match e {
-            Expr::EmptyRel(_) => Ok(Value::rel(Rel::empty(self.n))),
+            Expr::EmptyRel(_) => Ok(Value::rel(Rel::empty(ops.n))),
             Expr::Universe(_) => Ok(Value::Unv),
             Expr::Tag(pos, t) => match self.m.tag_types.get(t.as_str()) {
                 Some(&i) => Ok(Value::Tag(&self.m.tags[i as usize])),
@@ -296,7 +227,7 @@ impl<'m, 'p> Eval<'m, 'p> {
             Expr::Fun(f) => Ok(self.closure(env, f, None)),
             Expr::Op1(pos, op, a) => {
                 let v = self.eval(env, a)?;
-                self.op1(*pos, *op, v)
+                ops.op1(*op, v).map_err(at(*pos))
             }
             Expr::ExplicitSet(pos, es) => {
                 let mut vs = Vec::with_capacity(es.len());
@@ -306,7 +237,7 @@ impl<'m, 'p> Eval<'m, 'p> {
                         v => vs.push(v),
                     }
                 }
-                self.explicit_set(*pos, vs)
+                ops.explicit_set(vs).map_err(at(*pos))
             }
             Expr::Op(_, Op2::Tuple, es) => {
                 let vs = es.iter().map(|a| self.eval(env, a));
@@ -315,26 +246,29 @@ impl<'m, 'p> Eval<'m, 'p> {
             Expr::Op(pos, Op2::Union, es) => {
                 let vs = self.eval_all(env, es)?;
                 vs.into_iter()
-                    .try_fold(Value::Empty, |acc, v| self.union(*pos, acc, v))
+                    .try_fold(Value::Empty, |acc, v| ops.union(acc, v))
+                    .map_err(at(*pos))
             }
             Expr::Op(_, Op2::Seq, es) => self.seq(env, es),
             Expr::Op(pos, Op2::Inter, es) => {
                 let vs = self.eval_all(env, &es[..2])?;
-                self.inter(*pos, &vs[0], &vs[1])
+                ops.inter(&vs[0], &vs[1]).map_err(at(*pos))
             }
             Expr::Op(pos, Op2::Diff, es) => {
                 let vs = self.eval_all(env, &es[..2])?;
-                self.diff(*pos, &vs[0], &vs[1])
+                ops.diff(&vs[0], &vs[1]).map_err(at(*pos))
             }
             Expr::Op(_, Op2::Cartesian, es) => {
-                let a = self.as_set(&self.eval(env, &es[0])?, es[0].pos())?;
-                let b = self.as_set(&self.eval(env, &es[1])?, es[1].pos())?;
-                Ok(Value::rel(Rel::cartesian(&a, &b)))
+                let a = self.eval(env, &es[0])?;
+                ops.as_set(&a).map_err(at(es[0].pos()))?;
+                let b = self.eval(env, &es[1])?;
+                ops.as_set(&b).map_err(at(es[1].pos()))?;
+                ops.cartesian(&a, &b).map_err(at(es[0].pos()))
             }
             Expr::Op(pos, Op2::Add, es) => {
                 let a = self.eval(env, &es[0])?;
                 let b = self.eval(env, &es[1])?;
-                self.add(*pos, a, b)
+                ops.add(a, b).map_err(at(*pos))
             }
             Expr::App(pos, f, a) => {
                 let f = self.eval(env, f)?;
@@ -364,7 +298,13 @@ impl<'m, 'p> Eval<'m, 'p> {
             },
             Expr::MatchSet(pos, a, empty, cl) => {
                 let v = self.eval(env, a)?;
-                self.match_set(env, *pos, a.pos(), v, empty, cl)
+                let at_set = if matches!(v, Value::Unv) {
+                    *pos
+                } else {
+                    a.pos()
+                };
+                let elems = ops.elements(&v).map_err(at(at_set))?;
+                self.match_set(env, &v, &elems, empty, cl)
             }
             Expr::Try(_, a, b) => match self.eval(env, a) {
                 Err(e) if e.fatal.is_none() => self.eval(env, b),
@@ -377,86 +317,6 @@ impl<'m, 'p> Eval<'m, 'p> {
         }
     }
 
-    fn op1(&self, pos: Pos, op: Op1, v: Value<'m>) -> R<Value<'m>> {
-        let rel = |r: Rel| Ok(Value::rel(r));
-        match (op, v) {
-            (Op1::ToId, Value::Empty) => Ok(Value::Empty),
-            (Op1::ToId, v) => rel(Rel::identity(&self.as_set(&v, pos)?)),
-            (Op1::Plus | Op1::Inv, Value::Empty) => Ok(Value::Empty),
-            (Op1::Star | Op1::Opt, Value::Empty) => rel(self.id()),
-            (Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv, Value::Unv) => Ok(Value::Unv),
-            (Op1::Plus, Value::Rel(r)) => rel(r.transitive_closure()),
-            (Op1::Star, Value::Rel(r)) => rel(r.reflexive_transitive_closure()),
-            (Op1::Opt, Value::Rel(r)) => rel(r.union(&self.id())),
-            (Op1::Inv, Value::Rel(r)) => rel(r.inverse()),
-            (Op1::Inv, Value::Pair(a, b)) => Ok(Value::Pair(b, a)),
-            (Op1::Comp, Value::Empty) => Ok(Value::Unv),
-            (Op1::Comp, Value::Unv) => Ok(Value::Empty),
-            (Op1::Comp, Value::Set(s)) => Ok(Value::set(s.complement())),
-            (Op1::Comp, Value::Rel(r)) => rel(r.complement()),
-            (Op1::Comp, v @ (Value::ValSet(_) | Value::Tag(_))) => {
-                self.diff(pos, &Value::Unv, &tag2set(v))
-            }
-            (Op1::Comp, v) => Err(self.err(
-                pos,
-                format!("set or relation expected, {} found", v.type_name()),
-            )),
-            (_, v) => Err(self.err(pos, format!("type rel expected, {} found", v.type_name()))),
-        }
-    }
-
-    fn explicit_set(&self, pos: Pos, vs: Vec<Value<'m>>) -> R<Value<'m>> {
-        let events: Option<Vec<usize>> = vs
-            .iter()
-            .map(|v| {
-                if let Value::Event(e) = v {
-                    Some(*e)
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let pairs: Option<Vec<(usize, usize)>> = vs
-            .iter()
-            .map(|v| match v {
-                Value::Pair(a, b) => Some((*a as usize, *b as usize)),
-                _ => None,
-            })
-            .collect();
-        let mixed = vs
-            .iter()
-            .any(|v| matches!(v, Value::Event(_) | Value::Pair(..)));
-        match (vs.is_empty(), events, pairs) {
-            (true, _, _) => Ok(Value::Empty),
-            (_, Some(es), _) => Ok(Value::set(Set::from_iter(self.n, es))),
-            (_, _, Some(ps)) => Ok(Value::rel(Rel::from_pairs(self.n, ps))),
-            _ if mixed => Err(self.err(pos, "heterogeneous set elements")),
-            _ => Ok(valset(vs)),
-        }
-    }
-
-    /// `a | b`: `{}` is neutral and `_` absorbs, as in herd.
-    fn union(&self, pos: Pos, a: Value<'m>, b: Value<'m>) -> R<Value<'m>> {
-        let a = match a {
-            Value::Event(e) => Value::set(Set::from_iter(self.n, [e])),
-            Value::Pair(x, y) => Value::rel(pair_rel(self.n, x, y)),
-            a => a,
-        };
-        match (a, b) {
-            (Value::Empty, v) | (v, Value::Empty) => Ok(v),
-            (Value::Unv, _) | (_, Value::Unv) => Ok(Value::Unv),
-            (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.union(&y))),
-            (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.union(&y))),
-            (Value::ValSet(x), Value::ValSet(y)) => {
-                Ok(valset(x.iter().chain(y.iter()).cloned().collect()))
-            }
-            (x, y) => Err(self.err(
-                pos,
-                format!("type {} expected, {} found", x.type_name(), y.type_name()),
-            )),
-        }
-    }
-
     /// `r1; r2; ...`, herd's way: `[S]` is the identity on `S`; the polymorphic `{}` makes
     /// the whole sequence `{}` (the factors after it are not evaluated); else a relation,
     /// empty or not.
@@ -465,11 +325,12 @@ impl<'m, 'p> Eval<'m, 'p> {
         for a in es {
             let r = match a {
                 Expr::Op1(_, Op1::ToId, s) => {
-                    Rel::identity(&self.as_set(&self.eval(env, s)?, s.pos())?)
+                    let v = self.eval(env, s)?;
+                    Rel::identity(&*self.ops.as_set(&v).map_err(|m| self.err(s.pos(), m))?)
                 }
                 a => match self.eval(env, a)? {
                     Value::Empty => return Ok(Value::Empty),
-                    v => self.as_rel(&v, a.pos())?,
+                    v => (*self.as_rel(&v, a.pos())?).clone(),
                 },
             };
             acc = Some(match acc {
@@ -480,66 +341,11 @@ impl<'m, 'p> Eval<'m, 'p> {
         Ok(acc.map_or(Value::Unv, Value::rel))
     }
 
-    fn inter(&self, pos: Pos, a: &Value<'m>, b: &Value<'m>) -> R<Value<'m>> {
-        match (a, b) {
-            (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.inter(y))),
-            (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.inter(y))),
-            (Value::ValSet(x), Value::ValSet(y)) => {
-                let both = x.iter().filter(|v| valset_contains(y, v));
-                Ok(Value::ValSet(Rc::new(both.cloned().collect())))
-            }
-            (Value::Unv, v) | (v, Value::Unv) => Ok(v.clone()),
-            (Value::Empty, _) | (_, Value::Empty) => Ok(Value::Empty),
-            (x, y) => Err(self.err(
-                pos,
-                format!("intersection of {} and {}", x.type_name(), y.type_name()),
-            )),
-        }
-    }
-
-    fn diff(&self, pos: Pos, a: &Value<'m>, b: &Value<'m>) -> R<Value<'m>> {
-        match (a, b) {
-            (Value::Rel(x), Value::Rel(y)) => Ok(Value::rel(x.diff(y))),
-            (Value::Set(x), Value::Set(y)) => Ok(Value::set(x.diff(y))),
-            (Value::ValSet(x), Value::ValSet(y)) => {
-                let left = x.iter().filter(|v| !valset_contains(y, v));
-                Ok(Value::ValSet(Rc::new(left.cloned().collect())))
-            }
-            (Value::Unv, Value::Rel(y)) => Ok(Value::rel(y.complement())),
-            (Value::Unv, Value::Set(y)) => Ok(Value::set(y.complement())),
-            (Value::Unv, Value::ValSet(y)) => match y.first() {
-                Some(Value::Tag(t)) => {
-                    let all = self.tags_of(&t.ty).into_iter();
-                    let left = all.filter(|t| !valset_contains(y, t));
-                    Ok(Value::ValSet(Rc::new(left.collect())))
-                }
-                _ => Err(self.err(pos, "cannot build universe for element type")),
-            },
-            (Value::Unv, Value::Empty) => Ok(Value::Unv),
-            (_, Value::Unv) | (Value::Empty, _) => Ok(Value::Empty),
-            (v @ (Value::Rel(_) | Value::Set(_) | Value::ValSet(_)), Value::Empty) => Ok(v.clone()),
-            (x, y) => Err(self.err(
-                pos,
-                format!("difference of {} and {}", x.type_name(), y.type_name()),
-            )),
-        }
-    }
-
-    /// `e ++ S`: adds an element to a set.
-    fn add(&self, pos: Pos, a: Value<'m>, b: Value<'m>) -> R<Value<'m>> {
-        add(self.n, a, b).map_err(|m| self.err(pos, m))
-    }
-
     /// Calls a function or a built-in.
     pub fn apply(&self, pos: Pos, f: &Value<'m>, arg: Value<'m>) -> R<Value<'m>> {
         match f {
             Value::Clo(c) => {
-                let mut env = c.env.clone();
-                if let Some((g, _)) = &c.rec {
-                    for (j, (name, def)) in g.funs.iter().enumerate() {
-                        env = env.bind(*name, self.closure(&g.env, def, Some((g.clone(), j))));
-                    }
-                }
+                let env = c.call_env(|| self.fresh_id());
                 let env = self
                     .bind_pat(&env, pos, &c.def.pat, arg)
                     .map_err(|_| self.err(pos, "argument mismatch"))?;
@@ -559,135 +365,69 @@ impl<'m, 'p> Eval<'m, 'p> {
     fn match_set(
         &self,
         env: &Env<'m>,
-        pos: Pos,
-        at: Pos,
-        v: Value<'m>,
+        set: &Value<'m>,
+        elems: &[Value<'m>],
         empty: &'m Expr,
         cl: &'m SetClause,
     ) -> R<Value<'m>> {
-        let elems: Vec<Value<'m>> = match &v {
-            Value::Empty => Vec::new(),
-            Value::Set(s) => s.iter().map(Value::Event).collect(),
-            Value::Rel(r) => r
-                .pairs()
-                .map(|(x, y)| Value::Pair(x as u32, y as u32))
-                .collect(),
-            Value::ValSet(s) => s.to_vec(),
-            Value::Unv => return Err(self.err(pos, "cannot set-match on universe")),
-            v => {
-                let t = v.type_name();
-                return Err(self.err(at, format!("set-matching on non-set value of type '{t}'")));
-            }
-        };
         if elems.is_empty() {
             return self.eval(env, empty);
         }
-        // The rest of a set is a set of the same kind.
-        let rebuild = |vs: &[Value<'m>]| -> Value<'m> {
-            let vs = vs.iter().cloned();
-            match &v {
-                Value::Set(_) => Value::set(Set::from_iter(
-                    self.n,
-                    vs.filter_map(|v| {
-                        if let Value::Event(e) = v {
-                            Some(e)
-                        } else {
-                            None
-                        }
-                    }),
-                )),
-                Value::Rel(_) => Value::rel(Rel::from_pairs(
-                    self.n,
-                    vs.filter_map(|v| match v {
-                        Value::Pair(x, y) => Some((x as usize, y as usize)),
-                        _ => None,
-                    }),
-                )),
-                _ => Value::ValSet(Rc::new(vs.collect())),
-            }
-        };
         let bind = |env: Env<'m>, x: &Option<Sym>, v: Value<'m>| match x {
             Some(x) => env.bind(*x, v),
             None => env,
         };
+        let rest = |vs: &[Value<'m>]| self.ops.rebuild(set, vs);
         match cl {
-            SetClause::EltRem(x, rest, body) => {
+            SetClause::EltRem(x, more, body) => {
                 let e = bind(env.clone(), x, elems[0].clone());
-                self.eval(&bind(e, rest, rebuild(&elems[1..])), body)
+                self.eval(&bind(e, more, rest(&elems[1..])), body)
             }
             SetClause::PreEltPost(pre, x, post, body) => {
                 let mid = elems.len() / 2;
                 let e = bind(env.clone(), x, elems[mid].clone());
-                let e = bind(e, pre, rebuild(&elems[..mid]));
-                self.eval(&bind(e, post, rebuild(&elems[mid + 1..])), body)
+                let e = bind(e, pre, rest(&elems[..mid]));
+                self.eval(&bind(e, post, rest(&elems[mid + 1..])), body)
             }
         }
     }
 
     fn cond(&self, env: &Env<'m>, pos: Pos, c: &'m Cond) -> R<bool> {
-        let (x, y, a, b) = match c {
+        let (a, b) = match c {
             Cond::Variant(v) => return Ok(self.m.variant_holds(v)),
-            Cond::Eq(a, b) | Cond::In(a, b) | Cond::Subset(a, b) => {
-                (self.eval(env, a)?, self.eval(env, b)?, a, b)
-            }
+            Cond::Eq(a, b) | Cond::In(a, b) | Cond::Subset(a, b) => (a, b),
         };
+        let (x, y) = (self.eval(env, a)?, self.eval(env, b)?);
+        let located = |e: Box<CatError>| if e.line == 0 { self.err(pos, e.msg) } else { e };
         match c {
-            Cond::Eq(..) => Ok(cmp(&x, &y) == Ordering::Equal),
-            Cond::In(..) => match (&x, &y) {
-                (Value::Event(e), y) => Ok(self.as_set(y, b.pos())?.contains(*e)),
-                (Value::Pair(p, q), y) => {
-                    Ok(self.as_rel(y, b.pos())?.contains(*p as usize, *q as usize))
-                }
-                (_, Value::ValSet(s)) => Ok(valset_contains(s, &x)),
-                (_, Value::Empty) => Ok(false),
-                (_, y) => Err(self.err(b.pos(), format!("set expected, found {}", y.type_name()))),
-            },
-            _ => match (&x, &y) {
-                (Value::Empty, _) => Ok(true),
-                (Value::Set(_) | Value::Event(_), _) | (_, Value::Set(_)) => Ok(self
-                    .as_set(&x, a.pos())?
-                    .is_subset(&self.as_set(&y, b.pos())?)),
-                (Value::ValSet(s), Value::ValSet(t)) => Ok(s.iter().all(|v| valset_contains(t, v))),
-                (Value::ValSet(s), Value::Empty) => Ok(s.is_empty()),
-                _ => Ok(self
-                    .as_rel(&x, a.pos())?
-                    .is_subset(&self.as_rel(&y, b.pos())?)),
-            },
+            Cond::Eq(..) => Ok(self.ops.equal(&x, &y)),
+            Cond::In(..) => self
+                .ops
+                .member(&x, &y)
+                .map_err(|m| located(self.err(b.pos(), m))),
+            _ => self
+                .ops
+                .subset(&x, &y)
+                .map_err(|(first, m)| located(self.err(if first { a.pos() } else { b.pos() }, m))),
         }
-        .map_err(|e| if e.line == 0 { self.err(pos, e.msg) } else { e })
     }
 
     /// Whether check `t` holds in `env` (its negation applied), and a cycle (or a
-    /// reflexive event) of its relation.
+    /// reflexive event, or the first pair of an `empty` check's relation) of its relation.
     pub fn test(&self, env: &Env<'m>, t: &'m Test) -> R<(bool, Option<Vec<usize>>)> {
         let v = self.eval(env, &t.expr)?;
-        let pos = t.expr.pos();
-        let (holds, cycle) = match (t.kind, &v) {
-            (TestKind::Empty, Value::Set(s)) => (s.is_empty(), None),
-            (TestKind::Empty, Value::Event(_)) => (false, None),
-            (TestKind::Empty, Value::ValSet(s)) => (s.is_empty(), None),
-            (TestKind::Empty, v) => (self.as_rel(v, pos)?.is_empty(), None),
-            (_, Value::Set(_) | Value::Event(_)) => {
-                return Err(self.err(pos, "relation expected"));
-            }
-            (TestKind::Irreflexive, v) => {
-                let r = self.as_rel(v, pos)?;
-                let x = (0..self.n).find(|&i| r.contains(i, i));
-                (x.is_none(), x.map(|i| vec![i]))
-            }
-            (TestKind::Acyclic, v) => {
-                let c = self.as_rel(v, pos)?.find_cycle();
-                (c.is_none(), c)
-            }
-        };
+        let (holds, cycle) = self
+            .ops
+            .check(t.kind, &v)
+            .map_err(|m| self.err(t.expr.pos(), m))?;
         Ok((holds != t.negated, cycle))
     }
 }
 
-/// A tag taken as the set holding it, where a set is expected.
-fn tag2set(v: Value<'_>) -> Value<'_> {
-    match v {
-        Value::Tag(..) => Value::ValSet(Rc::new(vec![v])),
-        v => v,
+/// What the variables of a `let rec` pattern start from: `{}`, or a tuple of them.
+pub fn empty_for<'m, S: Stage>(pat: &Pat) -> Value<'m, S> {
+    match pat {
+        Pat::Var(_) => Value::Empty,
+        Pat::Tuple(xs) => Value::Tuple(Rc::new(vec![Value::Empty; xs.len()])),
     }
 }

@@ -1,12 +1,11 @@
 //! The reference evaluator: herd's cat semantics read directly, on one concrete candidate.
 //!
 //! It is what the model *means*, written to be read in one sitting and checked against
-//! herd's `interpreter.ml`: no caches, bounds, plans, settling, pruning, memo tables,
-//! shared environments or native library functions (`cross`, `one-of-each` and the
-//! coherence-order builders run as their cat text says). The fast interpreter (`cat::eval`,
-//! `cat::exec` and what they use) must give the same verdicts; `litmus check
-//! --reference` judges every candidate with this one, and `tests/reference.rs` compares
-//! them.
+//! herd's `interpreter.ml`: no plans, bounds, pruning or native library functions (`cross`,
+//! `one-of-each` and the coherence-order builders run as their cat text says). The fast
+//! path (`cat::plan`) must give the same verdicts, and falls back on this evaluator where
+//! it cannot compile a model; `litmus check --reference` judges every candidate with this
+//! one, and `tests/reference.rs` compares them.
 //!
 //! The instructions run in continuation-passing style, as in herd: what remains to run is
 //! a persistent stack of frames, so `with x from S` runs the whole rest of the model once
@@ -14,9 +13,11 @@
 
 mod eval;
 
+pub use eval::empty_for;
+
 use super::ast::*;
 use super::value::{Env, Procedure, TagName, Value};
-use super::{CatError, CheckKind, Failure, Model, Primitives, Verdict};
+use super::{CatError, Failure, Model, Primitives, Verdict};
 use crate::budget::Budget;
 use eval::{Eval, R};
 use std::rc::Rc;
@@ -39,6 +40,7 @@ pub fn run(
     let st = State {
         env: Env::default(),
         flags: Vec::new(),
+        calls: 0,
     };
     let mut runner = Runner {
         ev: &ev,
@@ -51,8 +53,9 @@ pub fn run(
 /// What remains to run after the current instruction.
 enum Frame<'m> {
     Seq(&'m [Ins]),
-    /// Back from a procedure call: the caller's environment (its flags are kept).
-    Restore(Env<'m>),
+    /// Back from a procedure call: the caller's environment (its flags are kept) and how
+    /// many calls it was in.
+    Restore(Env<'m>, u32),
     /// The rest of a `forall`: the body for the elements from `next` on, each in `env`.
     Forall {
         x: Sym,
@@ -72,11 +75,13 @@ impl<'m> Kont<'m> {
     }
 }
 
-/// One branch's state: its environment and the flags raised so far.
+/// One branch's state: its environment, the flags raised so far, and the procedure
+/// calls under way (at most [`super::MAX_CALL_DEPTH`]).
 #[derive(Clone)]
 struct State<'m> {
     env: Env<'m>,
     flags: Vec<String>,
+    calls: u32,
 }
 
 /// Where an instruction leaves the run.
@@ -117,7 +122,10 @@ impl<'m> Runner<'_, 'm, '_> {
                         }
                     }
                 }
-                Frame::Restore(env) => st.env = env.clone(),
+                Frame::Restore(env, calls) => {
+                    st.env = env.clone();
+                    st.calls = *calls;
+                }
                 Frame::Forall {
                     x,
                     elems,
@@ -148,7 +156,7 @@ impl<'m> Runner<'_, 'm, '_> {
         let get = |name: &str| {
             let x = ev.m.names.get(name)?;
             let v = ev.lookup(&st.env, x, Pos::default()).ok()?;
-            ev.as_rel(&v, Pos::default()).ok()
+            ev.as_rel(&v, Pos::default()).ok().map(Rc::unwrap_or_clone)
         };
         let (co, rf) = match self.relations {
             true => (get("co"), get("rf")),
@@ -163,18 +171,7 @@ impl<'m> Runner<'_, 'm, '_> {
     }
 
     fn fail(&mut self, st: &State<'m>, t: &Test, cycle: Option<Vec<usize>>) -> Step<'m> {
-        let kind = match t.kind {
-            TestKind::Acyclic => CheckKind::Acyclic,
-            TestKind::Irreflexive => CheckKind::Irreflexive,
-            TestKind::Empty => CheckKind::Empty,
-        };
-        let failure = Failure {
-            kind,
-            negated: t.negated,
-            name: t.name.clone().unwrap_or_else(|| t.text.clone()),
-            cycle: if t.negated { None } else { cycle },
-        };
-        Step::Done(self.verdict(st, Some(failure)))
+        Step::Done(self.verdict(st, Some(Failure::of(t, cycle))))
     }
 
     /// Runs one instruction; `k` is what follows it.
@@ -243,11 +240,15 @@ impl<'m> Runner<'_, 'm, '_> {
                     env = env.bind(r, Value::Proc(p.clone()));
                 }
                 ev.poll(*pos)?;
+                if st.calls >= super::MAX_CALL_DEPTH {
+                    return Err(ev.too_deep(*pos));
+                }
                 let env = ev.bind_pat(&env, *pos, p.pat, a)?;
                 let k = k
-                    .push(Frame::Restore(st.env.clone()))
+                    .push(Frame::Restore(st.env.clone(), st.calls))
                     .push(Frame::Seq(p.body));
                 st.env = env;
+                st.calls += 1;
                 return Ok(Step::Jump(k));
             }
             Ins::Enum(_, name, _) => st.env = st.env.bind(*name, m.enum_value(*name)),
@@ -279,6 +280,7 @@ impl<'m> Runner<'_, 'm, '_> {
                     let branch = State {
                         env: st.env.bind(*x, v.clone()),
                         flags: st.flags.clone(),
+                        calls: st.calls,
                     };
                     if !self.run(branch, k.clone())? {
                         return Ok(Step::Done(false));

@@ -1,6 +1,7 @@
 //! Plans (see [`crate::cat::plan`]): the branches of a `with` run from a plan, and partial
-//! choices of `rf` judged from one, give what the interpreter gives; where the symbolic run
-//! meets what it cannot record, there is no plan and the interpreter runs as before.
+//! choices of `rf` judged from one, give what the reference evaluator gives; where the
+//! compiler meets what depends on a staged value, there is no plan and the reference
+//! evaluator judges the shape's candidates.
 
 use super::*;
 
@@ -22,14 +23,14 @@ fn full(vs: Vec<Verdict>) -> Vec<Full> {
         .collect()
 }
 
-/// The branches that pass, in full, and whether any fails: a plan's lower bounds may drop
-/// failing orders that the interpreter reports one by one.
+/// The branches that pass, in full (sorted: the plans walk coherence orders pick by pick,
+/// the reference in the order of the set it builds), and whether any fails: a plan's
+/// lower bounds may drop failing orders that the reference reports one by one.
 fn judged(vs: Vec<Verdict>) -> (Vec<Full>, bool) {
     let fails = vs.iter().any(|v| v.failed.is_some());
-    (
-        full(vs.into_iter().filter(|v| v.failed.is_none()).collect()),
-        fails,
-    )
+    let mut ok = full(vs.into_iter().filter(|v| v.failed.is_none()).collect());
+    ok.sort_by_key(|b| format!("{b:?}"));
+    (ok, fails)
 }
 
 /// The store-buffering candidate's four coherence orders, then `body`.
@@ -63,38 +64,41 @@ const PLANNED: &[&str] = &[
     "let c2 = co\nlet co = c2 | (po & (W * W))\nlet rf = rf | (co ; [R])\n\
      acyclic co | rf as final\n",
     "flag ~empty co as one\nflag ~empty [IW] ; co as two\nempty co & id as three\n",
-];
-
-/// Bodies a plan cannot run, each for its own reason: a condition, a match and a fixpoint
-/// over `co`, a nested `with`, a native function of `co`, and an error that depends on it.
-const INTERPRETED: &[&str] = &[
-    "let k = if co subset po then po else co\nacyclic k as k\n",
-    "let m = match co with || {} -> po || e ++ r -> co end\nacyclic m as m\n",
     "let rec r = co | (r ; co)\nacyclic r as fix\n",
-    "with x from {co, po}\nacyclic x | co as x\n",
-    "let l = linearisations(W, co)\nflag ~empty l as l\n",
+    "let rec a = co | (b ; po) and b = a | (rf ; a)\nflag ~empty a & b as ab\nacyclic a as fix2\n",
+    "let rec n = co \\ (n ; n)\nflag ~empty n as n\n",
     "let t = try [co] with po\nacyclic t as t\n",
 ];
 
+/// Bodies a plan cannot run, each for its own reason: a condition and a set match over
+/// `co`, a `with` from a set holding it, a native function of it.
+const INTERPRETED: &[&str] = &[
+    "let k = if co subset po then po else co\nacyclic k as k\n",
+    "let m = match co with || {} -> po || e ++ r -> co end\nacyclic m as m\n",
+    "with x from {co, po}\nacyclic x | co as x\n",
+    "let l = linearisations(W, co)\nflag ~empty l as l\n",
+];
+
 #[test]
-fn branches_run_from_a_plan_give_what_the_interpreter_gives() {
+fn branches_run_from_a_plan_give_what_the_reference_gives() {
     for (bodies, planned) in [(PLANNED, true), (INTERPRETED, false)] {
         for body in bodies {
             let m = with_co(body);
-            // Without a run cache there is never a plan: the interpreter's answers.
-            let fresh = full(verdicts(&m, &sb()));
+            let c = sb();
+            let fresh = full(reference_verdicts(&m, &c));
             assert!(fresh.len() >= 4, "{body}");
-            let cache = m.new_cache();
-            for _ in 0..2 {
-                assert_eq!(full(cached_verdicts(&m, &sb(), &cache)), fresh, "{body}");
+            let (runs, stats) = checked(&m, &[&c, &c], &Tuning::default());
+            for vs in runs {
+                assert_eq!(judged(vs), judged(reference_verdicts(&m, &c)), "{body}");
             }
-            assert_eq!(cache.planned.get() > 0, planned, "{body}");
+            assert_eq!(stats.plans > 0, planned, "{body}");
+            assert_eq!(stats.given_up > 0, !planned, "{body}");
         }
     }
     // The bodies test something: between them, branches fail with cycles and raise flags.
     let all: Vec<Full> = PLANNED
         .iter()
-        .flat_map(|b| full(verdicts(&with_co(b), &sb())))
+        .flat_map(|b| full(reference_verdicts(&with_co(b), &sb())))
         .collect();
     assert!(
         all.iter()
@@ -103,23 +107,15 @@ fn branches_run_from_a_plan_give_what_the_interpreter_gives() {
     assert!(all.iter().any(|v| v.1.is_none() && v.0.len() > 1));
 }
 
-/// A cache whose plans are turned off judges as the interpreter does, and makes none.
-#[test]
-fn plans_can_be_turned_off() {
-    let m = with_co(PLANNED[0]);
-    let cache = m.new_cache();
-    cache.plan.set(false);
-    assert_eq!(
-        full(cached_verdicts(&m, &sb(), &cache)),
-        full(verdicts(&m, &sb()))
-    );
-    assert_eq!(cache.planned.get(), 0);
-}
+/// Every source each read of the store-buffering candidate may take: read 3 (of y) writes
+/// 1, 4; read 5 (of x) writes 0, 2.
+const SOURCES: [(usize, [usize; 2]); 2] = [(3, [1, 4]), (5, [0, 2])];
 
-/// Models bounded from below (`Model::doomed`): the verdict on each partial choice of `rf`
-/// is the interpreter's, from one plan per shape; a bound given up stays given up.
+/// Models bounded from below ([`Checker::doomed`]): a partial choice of `rf` is doomed
+/// only when every completion of it fails in every branch (the reference says so), and
+/// some are.
 #[test]
-fn partial_rf_choices_judged_from_a_plan_are_judged_as_interpreted() {
+fn partial_rf_choices_are_doomed_only_when_every_completion_fails() {
     let srcs = [
         "M\nempty rf as no-rf\n",
         "M\n~empty rf as some-rf\n~empty F as fences\n",
@@ -128,39 +124,51 @@ fn partial_rf_choices_judged_from_a_plan_are_judged_as_interpreted() {
         "M\nempty different-values(rf) as same\n",
         "M\nwith x from {po, po | loc}\nempty x & rf as nothing\n",
         "M\nwith x from {po, po | rf}\nempty x as nothing\n",
+        "M\nlet rec h = rf | (h ; po ; h)\nirreflexive h ; po as cyc\n",
         "M\nlet map f = let rec m s = match s with || {} -> {} || e ++ r -> f e ++ m r end in m\n\
          include \"colib.cat\"\nwith co from coherence-orders(W, rf ; po ; rf^-1)\n\
          let fr = (rf^-1 ; co) \\ id\nacyclic co | fr | po as sc\n",
     ];
-    // Reads 3 (of y: writes 1, 4) and 5 (of x: writes 0, 2), each with a source or none.
-    let choices: Vec<Vec<(usize, usize)>> = [None, Some(1), Some(4)]
-        .into_iter()
-        .flat_map(|a| [None, Some(0), Some(2)].into_iter().map(move |b| (a, b)))
-        .map(|(a, b)| {
-            a.map(|w| (w, 3))
-                .into_iter()
-                .chain(b.map(|w| (w, 5)))
-                .collect()
-        })
-        .collect();
+    let with_rf = |pairs: Vec<(usize, usize)>| {
+        let mut c = sb();
+        c.rels.retain(|(k, _)| *k != "rf");
+        c.rels.push(("rf", pairs));
+        c
+    };
+    // Each read: no source yet, or one of its two.
+    let pick = |k: usize| -> Vec<(usize, usize)> {
+        SOURCES
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &(r, ws))| match (k / 3usize.pow(i as u32)) % 3 {
+                0 => None,
+                j => Some((ws[j - 1], r)),
+            })
+            .collect()
+    };
     let (mut doomed, mut kept) = (0, 0);
     for src in srcs {
         let m = model(src, &[]);
-        let cache = m.new_cache();
-        for rf in &choices {
-            let mut c = sb();
-            c.rels.retain(|(k, _)| *k != "rf");
-            c.rels.push(("rf", rf.clone()));
-            let interpreted = m.doomed(&c.prims(), None, &Budget::unlimited());
-            assert_eq!(
-                m.doomed(&c.prims(), Some(&cache), &Budget::unlimited()),
-                interpreted,
-                "{src} {rf:?}"
-            );
-            doomed += interpreted as usize;
-            kept += !interpreted as usize;
+        let checker = Checker::new(&m, &Tuning::default());
+        for k in 0..9 {
+            let partial = pick(k);
+            let c = with_rf(partial.clone());
+            let d = checker.doomed(&c.prims(), &[], &Budget::unlimited());
+            if d {
+                // Every completion, every branch: a failure.
+                for full in (0..9).map(pick).filter(|f| f.len() == 2) {
+                    if partial.iter().all(|e| full.contains(e)) {
+                        let vs = reference_verdicts(&m, &with_rf(full.clone()));
+                        assert!(
+                            vs.iter().all(|v| v.failed.is_some()),
+                            "{src} {partial:?} {full:?}"
+                        );
+                    }
+                }
+            }
+            doomed += d as usize;
+            kept += !d as usize;
         }
-        assert_eq!(cache.planned.get(), 1, "{src}");
     }
     assert!(doomed > 0 && kept > 0);
 }
@@ -180,15 +188,15 @@ fn sb_rfs() -> Vec<Cand> {
     out
 }
 
-/// The candidates of one shape run from one plan of the whole model (made at the second
-/// of them, `rf` symbolic; the coherence orders a step, built and cut natively) give the
-/// interpreter's verdicts; with a condition, a match or a choice over `rf`, there is no
-/// plan.
+/// The candidates of one shape run from one plan of the whole model (`rf` staged; the
+/// coherence orders a step, built and cut natively) give the reference's verdicts; with a
+/// condition or a choice over `rf`, there is no plan.
 #[test]
-fn candidates_of_a_shape_run_from_a_plan_give_what_the_interpreter_gives() {
+fn candidates_of_a_shape_run_from_a_plan_give_what_the_reference_gives() {
     let rf_bodies = [
         "let obs = rf | (po ; rf^-1)\nacyclic obs | co as obs\nflag ~empty rf & int as rfi\n",
         "let rfe = rf & ext\nlet hb = (po | rfe | co | fr)+\nirreflexive hb as hb\n",
+        "let rec hb = po | (rf & ext) | co | fr | (hb ; hb)\nirreflexive hb as hb\n",
     ];
     let interpreted = [
         "let k = if rf subset po then po else co\nacyclic k as k\n",
@@ -201,15 +209,12 @@ fn candidates_of_a_shape_run_from_a_plan_give_what_the_interpreter_gives() {
         .chain(interpreted.iter().map(|b| (b, false)));
     for (body, planned) in cases {
         let m = with_co(body);
-        let cache = m.new_cache();
-        for c in sb_rfs().iter().chain(&sb_rfs()) {
-            assert_eq!(
-                judged(cached_verdicts(&m, c, &cache)),
-                judged(verdicts(&m, c)),
-                "{body}"
-            );
+        let cs = sb_rfs();
+        let all: Vec<&Cand> = cs.iter().chain(&cs).collect();
+        let (runs, stats) = checked(&m, &all, &Tuning::default());
+        for (c, vs) in all.iter().zip(runs) {
+            assert_eq!(judged(vs), judged(reference_verdicts(&m, c)), "{body}");
         }
-        let made = matches!(*cache.whole.borrow(), super::super::Whole::Made(_));
-        assert_eq!(made, planned, "{body}");
+        assert_eq!(stats.plans == 1, planned, "{body}");
     }
 }

@@ -83,6 +83,14 @@ pub struct App {
     /// Rows per page of the list, set by the drawing code.
     pub page: usize,
     pub status: String,
+    /// What the worker is doing, or did: judging, listing, how many candidates.
+    pub activity: String,
+    /// Whether the listing goes on past its cap until an execution satisfies the condition.
+    pub searching: bool,
+    /// How many candidates that search visited past the cap, and whether it found one.
+    pub searched: Option<(usize, bool)>,
+    /// The user moved the selection: new executions do not move it.
+    moved: bool,
     /// Where `d` writes DOT files.
     pub dot_dir: PathBuf,
 }
@@ -116,20 +124,50 @@ impl App {
             detail_scroll: 0,
             page: 10,
             status: String::new(),
+            activity: String::new(),
+            searching: false,
+            searched: None,
+            moved: false,
             dot_dir,
         };
         app.refilter();
-        // Start on the execution that answers the question: one reaching the outcome if
-        // the model allows it, else one the model rejects for it.
-        let recs = &app.exploration.records;
+        app.select_answer();
+        app
+    }
+
+    /// Selects the execution that answers the question: the judge's own, else one
+    /// reaching the outcome if the model allows it, else one the model rejects for it.
+    fn select_answer(&mut self) {
+        let recs = &self.exploration.records;
         let first = recs
             .iter()
-            .position(|r| r.sat && r.consistent())
+            .position(|r| r.from_judge())
+            .or_else(|| recs.iter().position(|r| r.sat && r.consistent()))
             .or_else(|| recs.iter().position(|r| r.sat));
-        if let Some(i) = first {
-            app.select(i);
+        if let Some(i) = first
+            && let Some(pos) = self.view.iter().position(|&k| k == i)
+        {
+            self.select(pos);
         }
-        app
+    }
+
+    /// Adds an execution the worker found (listed if the filters pass it); the selection
+    /// moves to the answer as it comes, until the user moves it.
+    pub fn push(&mut self, r: ExecRecord) {
+        let state = self.exploration.show_state(&r.state);
+        self.keys.push(squash(&format!("{state} {}", verdict(&r))));
+        self.states.push(state);
+        self.exploration.records.push(r);
+        let i = self.exploration.records.len() - 1;
+        if self.passes(i) {
+            self.view.push(i);
+        }
+        if self.list.selected().is_none() && !self.view.is_empty() {
+            self.list.select(Some(0));
+        }
+        if !self.moved {
+            self.select_answer();
+        }
     }
 
     /// Indices (into `exploration.records`) of the listed executions.
@@ -233,6 +271,7 @@ impl App {
     fn normal_key(&mut self, k: KeyEvent) -> Effect {
         let page = self.page.max(1) as isize;
         self.status.clear();
+        self.moved = true;
         match (self.focus, k.code) {
             (_, KeyCode::Char('q')) => return Effect::Quit,
             // Esc only clears a search: pressed twice to leave one, it must not quit.
@@ -304,7 +343,7 @@ impl App {
     pub fn shown_graph(&self) -> Option<ExecGraph> {
         let r = self.current()?;
         let mut g = r.graph.clone();
-        g.edges.retain(|e| !self.hidden.contains(e.rel.as_str()));
+        g.retain_edges(|rel| !self.hidden.contains(rel));
         Some(g)
     }
 
@@ -324,12 +363,7 @@ impl App {
             self.header.model,
         );
         let steps: Vec<(usize, usize)> = match &r.rejected {
-            Some(rej) => rej
-                .cycle
-                .iter()
-                .enumerate()
-                .map(|(k, (a, _))| (*a, rej.cycle[(k + 1) % rej.cycle.len()].0))
-                .collect(),
+            Some(rej) => rej.highlight(),
             None => Vec::new(),
         };
         Some(report::dot::render(&title, &g, &steps))
@@ -546,12 +580,12 @@ pub(crate) mod tests {
         let mut a = app();
         press(&mut a, "rs");
         let all = a.shown_graph().expect("selected");
-        assert!(all.edges.iter().any(|e| e.rel == "rf"));
+        assert!(all.edges().any(|e| e.rel == "rf"));
         press(&mut a, "2");
         assert!(a.hidden.contains("rf"));
         let g = a.shown_graph().expect("selected");
-        assert!(g.edges.iter().all(|e| e.rel != "rf"));
-        assert!(g.edges.iter().any(|e| e.rel == "po"));
+        assert!(g.edges().all(|e| e.rel != "rf"));
+        assert!(g.edges().any(|e| e.rel == "po"));
         assert!(!a.dot().expect("dot").contains("label=\"rf\""));
         press(&mut a, "2");
         assert!(a.hidden.is_empty());

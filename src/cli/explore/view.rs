@@ -15,7 +15,7 @@ const KEYS: &str = "↑↓/jk move · a all · c consistent · r rejected · s c
 
 pub fn draw(f: &mut Frame, app: &mut App) {
     let [head, body, foot] = Layout::vertical([
-        Constraint::Length(3),
+        Constraint::Length(4),
         Constraint::Min(3),
         Constraint::Length(1),
     ])
@@ -39,7 +39,7 @@ fn header(app: &App) -> Paragraph<'static> {
         "{} executions: {ok} consistent, {rejected} rejected",
         x.records.len()
     );
-    if !x.complete {
+    if !x.complete && app.activity.is_empty() {
         third.push_str(" (the first ones only: raise --limit for more)");
     }
     if x.cut > 0 {
@@ -56,6 +56,10 @@ fn header(app: &App) -> Paragraph<'static> {
         ]),
         Line::from(h.summary.clone()),
         Line::from(third),
+        Line::from(Span::styled(
+            app.activity.clone(),
+            Style::new().fg(Color::DarkGray),
+        )),
     ])
 }
 
@@ -113,11 +117,12 @@ fn draw_list(f: &mut Frame, app: &mut App, area: Rect) {
             } else {
                 Color::Red
             };
+            let number = match r.from_judge() {
+                true => format!("{:>width$} ", "J"),
+                false => format!("{:>width$} ", i + 1),
+            };
             ListItem::new(Line::from(vec![
-                Span::styled(
-                    format!("{:>width$} ", i + 1),
-                    Style::new().fg(Color::DarkGray),
-                ),
+                Span::styled(number, Style::new().fg(Color::DarkGray)),
                 Span::raw(format!(
                     "{:<sw$} ",
                     app.states[i],
@@ -141,7 +146,10 @@ fn draw_list(f: &mut Frame, app: &mut App, area: Rect) {
 fn draw_detail(f: &mut Frame, app: &App, area: Rect) {
     let (title, lines) = match (app.selected(), app.current()) {
         (Some(i), Some(r)) => (
-            format!(" Execution {} (candidate {}) ", i + 1, r.candidate),
+            match r.from_judge() {
+                true => " The judge's execution (J) ".to_string(),
+                false => format!(" Execution {} (candidate {}) ", i + 1, r.candidate),
+            },
             detail(app, r),
         ),
         _ => (
@@ -195,17 +203,63 @@ pub fn detail(app: &App, r: &ExecRecord) -> Vec<Line<'static>> {
         out.push(Line::from(format!("flags: {}", r.flags.join(", "))));
     }
 
+    // Why it is rejected, first: what breaks the check, in base edges.
+    if let Some(x) = &r.rejected {
+        out.push(Line::default());
+        let ev = |k: usize| format!("  {}: {}", name(k), g.event(k).full());
+        let red = Style::new().fg(Color::Red);
+        let path = |out: &mut Vec<Line<'static>>, steps: &[(usize, String)], last: usize| {
+            for (k, via) in steps {
+                out.push(Line::from(ev(*k)));
+                out.push(Line::from(Span::styled(format!("      --{via}-->"), red)));
+            }
+            out.push(Line::from(ev(last)));
+        };
+        match x.pair {
+            Some((a, b)) if x.cycle.is_empty() => {
+                let what = if a == b {
+                    format!("{} must be empty, and holds of", x.check)
+                } else {
+                    format!("{} must be empty, and relates", x.check)
+                };
+                out.push(Line::from(Span::styled(what, bold)));
+                out.push(Line::from(ev(a)));
+                if a != b {
+                    let direct = g.between(a, b).join("|");
+                    out.push(Line::from(format!(
+                        "  to {} ({direct})",
+                        ev(b).trim_start()
+                    )));
+                    if !x.between.is_empty() {
+                        out.push(Line::from(Span::styled("with, between them:", bold)));
+                        path(&mut out, &x.between, b);
+                    }
+                }
+            }
+            _ if x.cycle.is_empty() => out.push(Line::from(Span::styled(
+                format!("{} fails without a cycle to show", x.check),
+                bold,
+            ))),
+            _ => {
+                out.push(Line::from(Span::styled(
+                    format!("Cycle of {}", x.check),
+                    bold,
+                )));
+                path(&mut out, &x.cycle, x.cycle[0].0);
+            }
+        }
+    }
     out.push(Line::default());
     out.push(Line::from(Span::styled("Events", bold)));
-    let mut procs: Vec<Option<u32>> = g.events.iter().map(|e| e.proc).collect();
+    let mut procs: Vec<Option<u32>> = g.events().map(|e| e.proc).collect();
     procs.sort();
     procs.dedup();
     for p in procs {
         let who = p.map(|p| format!("P{p}")).unwrap_or_else(|| "init".into());
-        let members = (0..g.events.len()).filter(|&k| g.events[k].proc == p);
+        let members = (0..g.len()).filter(|&k| g.event(k).proc == p);
         if p.is_none() {
             let all: Vec<String> = members
-                .map(|k| format!("{}: {}", name(k), g.events[k].label))
+                .map(|k| format!("{}: {}", name(k), g.event(k).label))
                 .collect();
             out.push(Line::from(format!("  {who:<5} {}", all.join("   "))));
         } else {
@@ -214,22 +268,14 @@ pub fn detail(app: &App, r: &ExecRecord) -> Vec<Line<'static>> {
                 out.push(Line::from(format!(
                     "  {head:<5} {}: {}",
                     name(k),
-                    g.events[k].label
+                    g.event(k).label
                 )));
             }
         }
     }
 
-    let on_cycle: BTreeSet<(usize, usize)> = r
-        .rejected
-        .iter()
-        .flat_map(|x| {
-            x.cycle
-                .iter()
-                .enumerate()
-                .map(|(k, (a, _))| (*a, x.cycle[(k + 1) % x.cycle.len()].0))
-        })
-        .collect();
+    let on_cycle: BTreeSet<(usize, usize)> =
+        r.rejected.iter().flat_map(|x| x.highlight()).collect();
     out.push(Line::default());
     let toggles: Vec<String> = RELATIONS
         .iter()
@@ -247,16 +293,16 @@ pub fn detail(app: &App, r: &ExecRecord) -> Vec<Line<'static>> {
         ),
     ]));
     let mut rels: Vec<&str> = RELATIONS.to_vec();
-    for e in &g.edges {
-        if !rels.contains(&e.rel.as_str()) {
-            rels.push(&e.rel);
+    for e in g.edges() {
+        if !rels.contains(&e.rel) {
+            rels.push(e.rel);
         }
     }
     for rel in rels {
         if app.hidden.contains(rel) {
             continue;
         }
-        let edges: Vec<_> = g.edges.iter().filter(|e| e.rel == rel).collect();
+        let edges: Vec<_> = g.edges().filter(|e| e.rel == rel).collect();
         if edges.is_empty() {
             continue;
         }
@@ -276,36 +322,13 @@ pub fn detail(app: &App, r: &ExecRecord) -> Vec<Line<'static>> {
         out.push(Line::from(spans));
     }
 
-    if let Some(x) = &r.rejected {
+    let words = litmus::report::words(g);
+    if !words.is_empty() {
         out.push(Line::default());
-        if x.cycle.is_empty() {
-            out.push(Line::from(Span::styled(
-                format!("{} fails without a cycle to show", x.check),
-                bold,
-            )));
-        } else {
-            out.push(Line::from(Span::styled(
-                format!("Cycle of {}", x.check),
-                bold,
-            )));
-            let ev = |k: usize| {
-                let e = &g.events[k];
-                let who = e
-                    .proc
-                    .map(|p| format!("P{p}"))
-                    .unwrap_or_else(|| "init".into());
-                format!("  {}: {who}: {}", name(k), e.label)
-            };
-            for (k, via) in &x.cycle {
-                out.push(Line::from(ev(*k)));
-                out.push(Line::from(Span::styled(
-                    format!("      --{via}-->"),
-                    Style::new().fg(Color::Red),
-                )));
-            }
-            out.push(Line::from(ev(x.cycle[0].0)));
-        }
+        out.push(Line::from(Span::styled("Reads from, coherence", bold)));
+        out.extend(words.into_iter().map(|l| Line::from(format!("  {l}"))));
     }
+
     out
 }
 
@@ -408,7 +431,7 @@ mod tests {
         assert!(s.contains("P0    "), "{s}");
         assert!(s.contains("Executions: rejected, satisfying"), "{s}");
         // The list has room for the page size it reported.
-        assert_eq!(a.page, 50 - 3 - 1 - 2);
+        assert_eq!(a.page, 50 - 4 - 1 - 2);
     }
 
     #[test]

@@ -357,21 +357,31 @@ impl Herd {
         // Read every test first: herd selects by name (-names, -excl) and skips a test
         // met again, before running anything.
         let mut parsed: HashMap<PathBuf, Test> = HashMap::new();
+        let mut hashes: HashMap<PathBuf, String> = HashMap::new();
         let mut plan: Vec<Entry> = Vec::new();
         let mut seen: HashMap<String, (String, PathBuf)> = HashMap::new();
         for f in &files {
-            match litmus::litmus::parse_file(f) {
+            let read = litmus::litmus::read_source(f).and_then(|src| {
+                litmus::litmus::parse(&src)
+                    .map(|t| (litmus::litmus::hash::herd_hash(&src, &t), t))
+                    .map_err(|err| litmus::litmus::LoadError::Parse {
+                        path: f.clone(),
+                        src,
+                        err: Box::new(err),
+                    })
+            });
+            match read {
                 Err(e) => plan.push(Entry::Fails(load_warning(f, &e))),
-                Ok(t) => {
+                Ok((hash, t)) => {
                     if (!self.names.is_empty() && !self.names.contains(&t.name))
                         || self.excl.contains(&t.name)
                     {
                         continue;
                     }
-                    // herd compares the tests' hashes; the canonical text stands in.
-                    let mut bare = t.clone();
-                    bare.comments.clear();
-                    let text = litmus::litmus::print(&bare);
+                    // herd skips a test met again with the same hash, and refuses one
+                    // of the same name with another.
+                    let text = hash.clone();
+                    hashes.insert(f.clone(), hash);
                     match seen.get(&t.name) {
                         Some((prev, _)) if *prev == text => continue,
                         Some((_, other)) => {
@@ -445,6 +455,13 @@ impl Herd {
                         Status::Judged(j) => {
                             let t = r.test.as_deref().expect("parsed");
                             let mut text = litmus::report::herd::block(t, j);
+                            // After `Time`, herd prints the test's hash (the block has it
+                            // already when the test's header gives it).
+                            if let Some(h) = hashes.get(f)
+                                && !t.info.iter().any(|(k, _)| k == "Hash")
+                            {
+                                text.push_str(&format!("Hash={h}\n"));
+                            }
                             text.push('\n');
                             write_all(&mut out, &text)?;
                             if let Some(o) = &self.output {

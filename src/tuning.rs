@@ -1,0 +1,89 @@
+//! Every shortcut the engine takes, and when: one value, so that tests can force each of
+//! them on (or off) and check that the answers stay the reference evaluator's.
+
+/// When the fast paths are taken. [`Tuning::default`] is what pays on the corpus and the
+/// big tests; [`Tuning::reference`] takes none; [`Tuning::eager`] takes every one at its
+/// smallest size (for tests).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Compile the model into a plan per shape of thread runs (`cat::plan`); else the
+    /// reference evaluator judges every candidate.
+    pub plans: bool,
+    /// Subtrees of at least this many combinations of runs, when the runs still to
+    /// choose have one shape per thread, are first judged at once from above
+    /// (`cat::plan::upper`); 0: never. A bound costs a few candidates' time.
+    pub bound_min: usize,
+    /// In combinations of runs with at least this many candidates, a partial choice of
+    /// `rf` that already fails a check from below (`cat::plan::lower`) leaves out the
+    /// candidates below it; 0: never. It costs about a candidate's time, which only pays
+    /// in big ones.
+    pub cut_min: usize,
+    /// Judge one combination of runs per orbit of the test's symmetries
+    /// (`exec::symmetry`) and count the others as its renamings.
+    pub symmetry: bool,
+    /// Leave out what the model or the test rejects whatever else is chosen: a read
+    /// offered a write after it in program order when the model runs SC per location in
+    /// every branch (herd's `-optace`), a combination of runs whose registers already
+    /// falsify the test's `filter`.
+    pub early_rejects: bool,
+    /// Drop the coherence orders (and other choices of a `with`) that a later check must
+    /// reject before their branches run, reporting them as one failure (`cat::prune`).
+    pub prune_orders: bool,
+    /// Prefixes of coherence orders tested at one `with` site before their worth is
+    /// judged (`cat::prune`); 0: test every prefix, always.
+    pub prefix_trial: u32,
+    /// Shapes whose plans and buffers are kept at once (the enumeration visits one shape
+    /// at a time, and comes back to a few).
+    pub shapes_kept: usize,
+    /// Most branches a bound from above takes at one `with`, and most ways it tries for
+    /// the reads of one location.
+    pub bounded_branches: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Tuning {
+        Tuning {
+            plans: true,
+            bound_min: 64,
+            cut_min: 256,
+            symmetry: true,
+            early_rejects: true,
+            prune_orders: true,
+            prefix_trial: 128,
+            shapes_kept: 4,
+            bounded_branches: 64,
+        }
+    }
+}
+
+impl Tuning {
+    /// Every fast path off: each candidate judged by the reference evaluator, every `rf`
+    /// offered, no symmetry.
+    pub fn reference() -> Tuning {
+        Tuning {
+            plans: false,
+            bound_min: 0,
+            cut_min: 0,
+            symmetry: false,
+            early_rejects: false,
+            prune_orders: false,
+            ..Tuning::default()
+        }
+    }
+
+    /// Every fast path on at its smallest size: bounds and cuts wherever they may apply,
+    /// every prefix of every order tested, one shape kept.
+    pub fn eager() -> Tuning {
+        Tuning {
+            plans: true,
+            bound_min: 1,
+            cut_min: 1,
+            symmetry: true,
+            early_rejects: true,
+            prune_orders: true,
+            prefix_trial: 0,
+            shapes_kept: 1,
+            bounded_branches: 64,
+        }
+    }
+}
