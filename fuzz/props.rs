@@ -10,9 +10,9 @@
 use litmus::budget::Budget;
 use litmus::cat::config::Source;
 use litmus::cat::{Model, ModelOptions, read_cfg};
+use litmus::judge::{self, Judgement, Options};
 use litmus::litmus as lit;
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::{self, Judgement, Options};
 use std::time::{Duration, Instant};
 
 /// Each test's time budget: small, so that a run tries many inputs.
@@ -155,7 +155,7 @@ fn judge_with(
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(litmus::WORKER_STACK)
-            .spawn_scoped(s, || outcome::judge(t, m, macros, &o).ok())
+            .spawn_scoped(s, || judge::run(t, m, macros, &o).ok())
             .expect("a thread starts")
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p))

@@ -3,9 +3,9 @@
 //! the judge never knows which report will read it.
 
 use crate::budget::{Budget, Exhausted, Explored};
+use crate::judge::{self, Judgement, Options};
 use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
-use crate::outcome::{self, Judgement, Options};
 use crate::report::diag::Diagnostic;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -435,7 +435,7 @@ fn judge_one(f: &Path, t: &Test, m: &Loaded, s: &Settings) -> Status {
     let mut o = s.options.clone();
     o.budget = Budget::new(s.timeout, s.max_memory);
     o.explainer = m.explainer();
-    match outcome::judge(t, &m.model, m.macros.as_ref(), &o) {
+    match judge::run(t, &m.model, m.macros.as_ref(), &o) {
         Ok(mut j) => {
             j.model = m.label.clone();
             Status::Judged(Box::new(j))

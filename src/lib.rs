@@ -3,7 +3,7 @@
 //! The pipeline, one module per stage:
 //! [`litmus`] parses a test → [`sem`] turns each thread into events →
 //! [`exec`] enumerates candidate executions → [`cat`] runs the model on each →
-//! [`outcome`] gathers final states and the condition's verdict → [`report`] prints them.
+//! [`judge`] gathers final states and the condition's verdict → [`report`] prints them.
 //! [`batch`] judges many tests under many models; [`snapshot`] keeps outcomes and compares
 //! them.
 
@@ -13,9 +13,9 @@ pub mod cat;
 pub mod compile;
 pub mod crash;
 pub mod exec;
+pub mod judge;
 pub mod litmus;
 pub mod model;
-pub mod outcome;
 pub mod rel;
 pub mod report;
 pub mod sem;

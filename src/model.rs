@@ -185,25 +185,25 @@ pub struct Loaded {
     /// herd spells it: herd refuses tests of any other (its `-archcheck`).
     pub model_arch: Option<String>,
     /// The same model with the variant `explain`, loaded when first needed (see
-    /// [`crate::outcome::Explainer`]).
-    explainer: Option<crate::outcome::Explainer>,
+    /// [`crate::judge::Explainer`]).
+    explainer: Option<crate::judge::Explainer>,
 }
 
 /// The variant our shipped models test to explain rather than judge fast (see
-/// [`crate::outcome::Explainer`]); never set when judging, and not one of herd's.
+/// [`crate::judge::Explainer`]); never set when judging, and not one of herd's.
 pub const EXPLAIN_VARIANT: &str = "explain";
 
 /// The model of `opts` with the variant [`EXPLAIN_VARIANT`] too, to load when needed.
-fn explaining(opts: &ModelOptions) -> Option<crate::outcome::Explainer> {
+fn explaining(opts: &ModelOptions) -> Option<crate::judge::Explainer> {
     let mut o = opts.clone();
     o.variants.push(EXPLAIN_VARIANT.to_string());
-    Some(crate::outcome::Explainer::new(o))
+    Some(crate::judge::Explainer::new(o))
 }
 
 impl Loaded {
     /// The same model with the variant `explain` (loaded only when an explanation needs
     /// it), to explain one rejected execution with.
-    pub fn explainer(&self) -> Option<crate::outcome::Explainer> {
+    pub fn explainer(&self) -> Option<crate::judge::Explainer> {
         self.explainer.clone()
     }
 

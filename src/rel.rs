@@ -736,13 +736,13 @@ impl Rel {
     /// The linearisations of `s` compatible with `self`, built one element at a time and
     /// skipping every order that extends a prefix `keep` rejects.
     ///
-    /// `keep` sees lower bounds of the orders still reachable, with how many elements are
+    /// `keep` sees the least order of each prefix (below every order still reachable), with how many elements are
     /// left to place below them: `self` on `s`, the placed
     /// elements in order, and each placed element before every unplaced one. Every
     /// linearisation below that prefix contains it, so when a monotone check already fails
-    /// on the bound the whole subtree can go. A placement that adds nothing to the bound
+    /// on that least order the whole subtree can go. A placement that adds nothing to it
     /// (`self` already put the element before every unplaced one) is not offered again.
-    /// With `full`, the full orders are offered too (the bound once one element is left is
+    /// With `full`, the full orders are offered too (the least order once one element is left is
     /// the full order); without, they are not, for a caller that judges each order it gets
     /// in full anyway.
     pub fn linearisations_pruned(
@@ -780,7 +780,7 @@ impl Rel {
             elems: &elems,
             preds: &preds,
             base: &base,
-            bound: base.clone(),
+            least: base.clone(),
             unplaced: s.clone(),
             out: &mut out,
             full,
@@ -857,8 +857,8 @@ struct Walk<'a> {
     elems: &'a [usize],
     preds: &'a [u64],
     base: &'a Rel,
-    /// The lower bound for the current prefix.
-    bound: Rel,
+    /// The least order extending the current prefix.
+    least: Rel,
     unplaced: Set,
     out: &'a mut Vec<Rel>,
     /// Whether full orders are offered to `keep`.
@@ -867,7 +867,7 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     /// Whether the elements left after `used` can be placed in one order only (then the
-    /// bound already is the full order).
+    /// least order already is the full order).
     fn one_way(&self, mut used: u64) -> bool {
         let all = u64::MAX >> (64 - self.elems.len());
         while used != all {
@@ -887,7 +887,7 @@ impl Walk<'_> {
         let m = self.elems.len();
         let placed = used.count_ones() as usize;
         if placed == m {
-            self.out.push(self.bound.clone());
+            self.out.push(self.least.clone());
             return;
         }
         for k in 0..m {
@@ -896,16 +896,16 @@ impl Walk<'_> {
             }
             let e = self.elems[k];
             self.unplaced.remove(e);
-            // Placing the last element changes nothing (with one left, the bound was
+            // Placing the last element changes nothing (with one left, the least order was
             // already the full order), nor does placing one that the base already put
-            // before every unplaced element: the bound is the one that passed before.
-            let same = self.bound.row(e) == self.unplaced.w.as_slice();
-            self.bound.row_mut(e).copy_from_slice(&self.unplaced.w);
+            // before every unplaced element: the least order is the one that passed before.
+            let same = self.least.row(e) == self.unplaced.w.as_slice();
+            self.least.row_mut(e).copy_from_slice(&self.unplaced.w);
             let offer = !same && placed + 1 < m && (self.full || !self.one_way(used | 1 << k));
-            if !offer || keep(&self.bound, m - placed - 1) {
+            if !offer || keep(&self.least, m - placed - 1) {
                 self.go(used | 1 << k, keep);
             }
-            self.bound.row_mut(e).copy_from_slice(self.base.row(e));
+            self.least.row_mut(e).copy_from_slice(self.base.row(e));
             self.unplaced.insert(e);
         }
     }
@@ -1103,7 +1103,7 @@ mod tests {
                 true
             });
             assert_eq!(sorted(pruned), sorted(all.clone()));
-            // With `full`, every full order is offered (with one element left the bound
+            // With `full`, every full order is offered (with one element left the least order
             // is the order), unless the base already is one (then there is no choice).
             if all.len() > 1 {
                 assert!(all.iter().all(|l| offered.contains(l)));
@@ -1116,7 +1116,7 @@ mod tests {
             });
             assert_eq!(sorted(pruned), sorted(all.clone()));
             assert!(partial.iter().all(|b| !all.contains(b)));
-            // No bound is offered twice in a row: a placement that adds nothing is skipped.
+            // No least order is offered twice in a row: a placement that adds nothing is skipped.
             assert!(offered.windows(2).all(|w| w[0] != w[1]));
             many |= all.len() > 10;
         }
@@ -1146,7 +1146,7 @@ mod tests {
                 assert!(passes(p), "kept an order that fails");
             }
             assert_eq!(sorted(pruned), sorted(expected.clone()));
-            // Each bound offered lies below some linearisation: it is a prefix bound.
+            // Each least order offered lies below some linearisation.
             for b in &offered {
                 assert!(all.iter().any(|l| b.is_subset(l)));
             }

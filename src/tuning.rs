@@ -17,7 +17,7 @@ pub struct Tuning {
     /// `rf` that already fails a check from below (`cat::plan::lower`) leaves out the
     /// candidates below it; 0: never. It costs about a candidate's time, which only pays
     /// in big ones.
-    pub cut_min: usize,
+    pub doomed_min: usize,
     /// Judge one combination of runs per orbit of the test's symmetries
     /// (`exec::symmetry`) and count the others as its renamings.
     pub symmetry: bool,
@@ -45,7 +45,7 @@ impl Default for Tuning {
         Tuning {
             plans: true,
             bound_min: 64,
-            cut_min: 256,
+            doomed_min: 256,
             symmetry: true,
             early_rejects: true,
             prune_orders: true,
@@ -63,7 +63,7 @@ impl Tuning {
         Tuning {
             plans: false,
             bound_min: 0,
-            cut_min: 0,
+            doomed_min: 0,
             symmetry: false,
             early_rejects: false,
             prune_orders: false,
@@ -77,7 +77,7 @@ impl Tuning {
         Tuning {
             plans: true,
             bound_min: 1,
-            cut_min: 1,
+            doomed_min: 1,
             symmetry: true,
             early_rejects: true,
             prune_orders: true,

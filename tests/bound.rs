@@ -5,9 +5,9 @@
 mod common;
 
 use common::{answer, judged_with_options, lock_emulation, shipped, suite};
+use litmus::judge::{Judgement, Options};
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::Loaded;
-use litmus::outcome::{Judgement, Options};
 use litmus::tuning::Tuning;
 
 fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
@@ -32,15 +32,15 @@ fn bounding_every_subtree_of_the_suite_changes_no_answer() {
         // Subtrees of two combinations of runs and more: every one the search meets.
         let by_bound = judged(t, m, 2);
         let one_by_one = judged(t, m, 0);
-        assert_eq!(one_by_one.bounded, 0);
+        assert_eq!(one_by_one.stats.bounded, 0);
         assert_eq!(answer(&by_bound), answer(&one_by_one), "{}", f.display());
         assert_eq!(
-            by_bound.candidates,
-            one_by_one.candidates,
+            by_bound.stats.candidates,
+            one_by_one.stats.candidates,
             "{}",
             f.display()
         );
-        bounded += by_bound.bounded;
+        bounded += by_bound.stats.bounded;
     }
     assert!(bounded > 0, "no subtree of the suite was bounded");
 }
@@ -76,10 +76,10 @@ fn rcu_rings_are_judged_by_subtrees_with_the_same_answers() {
         assert_eq!(answer(&by_bound), answer(&one_by_one), "{kinds}");
         // Most of the ring's candidates are consistent: subtrees of them are bounded.
         assert!(
-            by_bound.bounded * 2 > by_bound.candidates,
+            by_bound.stats.bounded * 2 > by_bound.stats.candidates,
             "{kinds}: {} of {} bounded",
-            by_bound.bounded,
-            by_bound.candidates
+            by_bound.stats.bounded,
+            by_bound.stats.candidates
         );
     }
 }
@@ -125,14 +125,14 @@ exists (0:r3=2 /\\ 0:r5=1)
     assert_eq!(judged(&t, &m, 2).sat, 0);
 }
 
-fn judged_with(t: &Test, m: &Loaded, cut_min: usize) -> Judgement {
+fn judged_with(t: &Test, m: &Loaded, doomed_min: usize) -> Judgement {
     judged_with_options(
         t,
         m,
         Options {
             tuning: Tuning {
                 bound_min: 0,
-                cut_min,
+                doomed_min,
                 ..Tuning::default()
             },
             ..Options::default()
@@ -151,17 +151,17 @@ fn cutting_partial_rf_choices_in_the_suite_changes_no_answer() {
         // Every combination of runs with two candidates or more.
         let cut = judged_with(t, m, 2);
         let whole = judged_with(t, m, 0);
-        assert_eq!(whole.left_out, 0);
+        assert_eq!(whole.stats.left_out, 0);
         assert_eq!(answer(&cut), answer(&whole), "{}", f.display());
         let why = |j: &Judgement| j.forbidden_by.as_ref().map(|e| e.check.clone());
         assert_eq!(why(&cut), why(&whole), "{}", f.display());
         assert_eq!(
-            cut.candidates + cut.left_out,
-            whole.candidates,
+            cut.stats.candidates + cut.stats.left_out,
+            whole.stats.candidates,
             "{}",
             f.display()
         );
-        left_out += cut.left_out;
+        left_out += cut.stats.left_out;
     }
     assert!(left_out > 0, "no candidate of the suite was left out");
 }
@@ -175,8 +175,11 @@ fn lock_emulation_is_cut_with_the_same_answers() {
     let cut = judged_with(&t, &m, 2);
     let whole = judged_with(&t, &m, 0);
     assert_eq!(answer(&cut), answer(&whole));
-    assert_eq!(cut.candidates + cut.left_out, whole.candidates);
-    assert!(cut.left_out > 0);
+    assert_eq!(
+        cut.stats.candidates + cut.stats.left_out,
+        whole.stats.candidates
+    );
+    assert!(cut.stats.left_out > 0);
     // Serialised critical sections: store buffering's outcome cannot happen.
     assert_eq!(cut.witnesses().0, 0);
     assert!(cut.witnesses().1 > 0);

@@ -12,9 +12,9 @@ mod common;
 
 use common::{answer, norm, root, shipped};
 use litmus::compile::{self, Compiled, compare, mapping::Mapping};
+use litmus::judge::{self, Judgement, Options};
 use litmus::litmus::{ast::Test, parse, parse_file};
 use litmus::model;
-use litmus::outcome::{self, Judgement, Options};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -36,8 +36,7 @@ fn judge_at(t: &Test, model_name: &str, unroll: u32) -> Judgement {
         unroll,
         ..Options::default()
     };
-    outcome::judge(t, &m.model, m.macros.as_ref(), &opts)
-        .unwrap_or_else(|e| panic!("{}: {e}", t.name))
+    judge::run(t, &m.model, m.macros.as_ref(), &opts).unwrap_or_else(|e| panic!("{}: {e}", t.name))
 }
 
 fn judge(t: &Test, model_name: &str) -> Judgement {

@@ -1,9 +1,9 @@
 //! The engine end to end on small tests written here: final states, witness counts, the
 //! condition's quantifiers, filters, loops, explanations and graphs.
 
+use litmus::judge::{self, Judgement, Options};
 use litmus::litmus::parse;
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::{Judgement, Options, judge};
 use litmus::report;
 
 fn shipped(name: &str) -> Loaded {
@@ -13,7 +13,7 @@ fn shipped(name: &str) -> Loaded {
 fn run(src: &str, model: &str) -> (litmus::litmus::ast::Test, Judgement) {
     let t = parse(src).unwrap();
     let m = shipped(model);
-    let j = judge(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap();
+    let j = judge::run(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap();
     (t, j)
 }
 
@@ -213,10 +213,10 @@ fn a_test_judged_in_parallel_parts_gets_the_sequential_answer() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| judge(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap())
+            .install(|| judge::run(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap())
     };
     let (one, four) = (in_pool(1), in_pool(4));
-    assert_eq!(one.candidates, 64);
+    assert_eq!(one.stats.candidates, 64);
     assert_eq!(states(&one), states(&four));
     assert_eq!(one.witnesses(), four.witnesses());
     assert_eq!(one.flags, four.flags);

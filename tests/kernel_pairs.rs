@@ -11,10 +11,10 @@
 mod common;
 use common::{norm, root};
 
+use litmus::judge::{self, Options};
 use litmus::litmus::ast::Test;
 use litmus::litmus::parse_file;
 use litmus::model::{self, Loaded, Request, load_files};
-use litmus::outcome::{Options, judge};
 use litmus::report::herd;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -68,7 +68,7 @@ fn ours(t: &Test, m: &Loaded, unroll: u32) -> (BTreeSet<String>, String, usize, 
         unroll,
         ..Options::default()
     };
-    let j = judge(t, &m.model, m.macros.as_ref(), &opts).unwrap();
+    let j = judge::run(t, &m.model, m.macros.as_ref(), &opts).unwrap();
     let states = j
         .states
         .iter()
@@ -147,7 +147,7 @@ fn kernel_style_tests_answer_as_herd7_on_their_expansions() {
                 unroll: p.unroll,
                 ..Options::default()
             };
-            let r = judge(&t, &lkmm.model, lkmm.macros.as_ref(), &opts);
+            let r = judge::run(&t, &lkmm.model, lkmm.macros.as_ref(), &opts);
             assert!(
                 r.as_ref().is_err_and(|e| e.msg.contains("runs")),
                 "{}: now answered ({:?}): drop its `ours` field",

@@ -12,10 +12,10 @@
 mod common;
 use common::{norm, root};
 
+use litmus::judge::{self, Options};
 use litmus::litmus::ast::Arch;
 use litmus::litmus::parse_file;
 use litmus::model::{Loaded, Request, load_files};
-use litmus::outcome::{Options, judge};
 use litmus::report::herd;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -66,7 +66,7 @@ fn official_model_files_give_herd7_answers() {
                 .unwrap_or_else(|e| panic!("{rel}: loading the official model: {e}"))
                 .expect("a model file was named")
         });
-        let j = match judge(&t, &m.model, m.macros.as_ref(), &Options::default()) {
+        let j = match judge::run(&t, &m.model, m.macros.as_ref(), &Options::default()) {
             Ok(j) => j,
             // Our extensions (cpu_relax, try_cmpxchg) are unknown to the kernel's own
             // macro file, exactly as herd7 reports them.

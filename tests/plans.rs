@@ -6,9 +6,9 @@
 mod common;
 
 use common::{answer, judged_with_options, lock_emulation, shipped, suite};
+use litmus::judge::{Judgement, Options};
 use litmus::litmus::ast::Test;
 use litmus::model::Loaded;
-use litmus::outcome::{Judgement, Options};
 use litmus::tuning::Tuning;
 
 fn judged(t: &Test, m: &Loaded, plans: bool) -> Judgement {
@@ -29,12 +29,12 @@ fn judged(t: &Test, m: &Loaded, plans: bool) -> Judgement {
 /// enumeration's own shortcuts on in both); how many plans were made.
 fn same(t: &Test, m: &Loaded, what: &str) -> u64 {
     let (planned, referenced) = (judged(t, m, true), judged(t, m, false));
-    assert_eq!(referenced.plans.plans, 0, "{what}");
+    assert_eq!(referenced.stats.cat.plans, 0, "{what}");
     assert_eq!(answer(&planned), answer(&referenced), "{what}");
     // Bounds and cuts need plans: without them every candidate is visited.
     assert_eq!(
-        planned.candidates + planned.left_out,
-        referenced.candidates + referenced.left_out,
+        planned.stats.candidates + planned.stats.left_out,
+        referenced.stats.candidates + referenced.stats.left_out,
         "{what}"
     );
     // A forbidden outcome is explained either way (by the first check that rejects its
@@ -43,10 +43,10 @@ fn same(t: &Test, m: &Loaded, what: &str) -> u64 {
     let why = |j: &Judgement| j.forbidden_by.is_some();
     assert_eq!(why(&planned), why(&referenced), "{what}");
     assert_eq!(
-        planned.plans.given_up, 0,
+        planned.stats.cat.given_up, 0,
         "{what}: a shipped model that does not compile"
     );
-    planned.plans.plans
+    planned.stats.cat.plans
 }
 
 #[test]
@@ -78,6 +78,6 @@ fn lock_emulations_are_judged_from_plans_as_by_the_reference() {
             },
         );
         assert_eq!(answer(&eager), answer(&judged(&t, &m, false)), "{lock}");
-        assert!(eager.plans.cuts_made > 0, "{lock}: no partial rf cut");
+        assert!(eager.stats.cat.doomed > 0, "{lock}: no partial rf cut");
     }
 }

@@ -1,9 +1,9 @@
-//! The reference evaluator (`cat::reference`, `check --reference`) against the default
-//! pipeline, every fast path on:
+//! The reference evaluator (`cat::reference`, `check --reference`) against the fast paths:
 //! - on our suite (`litmus/`), herd block by herd block (the `Time` line left out);
 //! - on generated cat models (proptest: every operator, `let rec`, `with ... from`, `try`,
 //!   `match`, `if variant`, functions, procedures, checks and flags), judged on small
-//!   litmus tests, answer by answer; a failure shrinks to a minimal model, kept below as a
+//!   litmus tests, answer by answer, by default, with plans alone and with every fast path
+//!   forced; a failure shrinks to a minimal model, kept below as a
 //!   regression test.
 
 mod common;
@@ -11,8 +11,8 @@ use common::{answer, root, suite};
 
 use litmus::budget::Budget;
 use litmus::cat::{Model, ModelOptions};
+use litmus::judge::{self, Judgement, Options};
 use litmus::litmus::{ast::Test, parse};
-use litmus::outcome::{Judgement, Options, judge};
 use litmus::report::herd;
 use litmus::tuning::Tuning;
 use proptest::prelude::*;
@@ -37,12 +37,12 @@ fn suite_agrees(arch: &str) {
     for (f, t, m) in suite().filter(|(f, _, _)| f.to_string_lossy().contains(&format!("/{arch}/")))
     {
         let rel = f.strip_prefix(root()).unwrap().display().to_string();
-        let run = |o: Options| judge(&t, &m.model, m.macros.as_ref(), &o);
+        let run = |o: Options| judge::run(&t, &m.model, m.macros.as_ref(), &o);
         let fast = run(Options::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
         let plain = Options {
             tuning: Tuning {
                 bound_min: 0,
-                cut_min: 0,
+                doomed_min: 0,
                 symmetry: false,
                 ..Tuning::default()
             },
@@ -50,6 +50,7 @@ fn suite_agrees(arch: &str) {
         };
         let size = run(plain)
             .unwrap_or_else(|e| panic!("{rel}: {e}"))
+            .stats
             .candidates;
         if size > SUITE_CANDIDATES {
             skipped.push(format!("{rel} ({size} candidates)"));
@@ -125,15 +126,16 @@ fn outcome(
         budget: Budget::new(Some(Duration::from_secs(20)), None),
         ..o
     };
-    match judge(t, m, None, &o) {
+    match judge::run(t, m, None, &o) {
         Ok(j) => Some(Ok(answer(&j))),
         Err(e) if e.exhausted.is_some() => None,
         Err(_) => Some(Err(())),
     }
 }
 
-/// Judges `model` on every program with the default options, the fast interpreter alone
-/// (plans, bounds, cuts, symmetry off) and the reference; the first disagreement.
+/// Judges `model` on every program with the reference, the default options, plans alone
+/// (bounds, doomed choices and symmetry off) and every fast path forced
+/// (`Tuning::eager`); the first disagreement.
 fn disagreement(model: &str) -> Option<String> {
     let opts = ModelOptions {
         cat: "generated.cat".into(),
@@ -146,7 +148,7 @@ fn disagreement(model: &str) -> Option<String> {
     let alone = Options {
         tuning: Tuning {
             bound_min: 0,
-            cut_min: 0,
+            doomed_min: 0,
             symmetry: false,
             ..Tuning::default()
         },
@@ -338,7 +340,7 @@ fn universe_in_a_sequence_is_not_neutral() {
     };
     let model = Model::from_source(m, &opts).unwrap();
     for t in programs() {
-        let j = judge(&t, &model, None, &Options::default()).unwrap();
+        let j = judge::run(&t, &model, None, &Options::default()).unwrap();
         assert!(j.flags.contains("unv-seq"), "{}: {:?}", t.name, j.flags);
     }
 }
@@ -356,6 +358,7 @@ fn an_empty_sequence_stays_a_relation() {
     };
     let model = Model::from_source(m, &opts).unwrap();
     for t in programs() {
-        judge(&t, &model, None, &Options::default()).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        judge::run(&t, &model, None, &Options::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", t.name));
     }
 }

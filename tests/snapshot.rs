@@ -5,9 +5,9 @@
 mod common;
 use common::root;
 
+use litmus::judge::{self, Options};
 use litmus::litmus::parse_file;
 use litmus::model::{self, Request};
-use litmus::outcome::{Options, judge};
 use litmus::snapshot::{Delta, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -339,8 +339,8 @@ fn judged_both(file: &Path, edited: &model::Loaded) -> Option<(Outcome, Outcome)
     }
     let lkmm = model::load_shipped("lkmm", &Request::default()).unwrap();
     let o = Options::default();
-    let a = judge(&t, &lkmm.model, lkmm.macros.as_ref(), &o).unwrap();
-    let b = judge(&t, &edited.model, edited.macros.as_ref(), &o).unwrap();
+    let a = judge::run(&t, &lkmm.model, lkmm.macros.as_ref(), &o).unwrap();
+    let b = judge::run(&t, &edited.model, edited.macros.as_ref(), &o).unwrap();
     Some((Outcome::of(&t, &a), Outcome::of(&t, &b)))
 }
 

@@ -6,9 +6,9 @@
 mod common;
 use common::{norm, root, suite_files};
 
+use litmus::judge::{self, Options};
 use litmus::litmus::parse_file;
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::{Options, judge};
 use litmus::report::herd;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -67,7 +67,7 @@ fn suite_agrees_with_herd7_and_snapshots() {
         let m = models
             .entry(name)
             .or_insert_with(|| model::load_shipped(name, &Request::default()).unwrap());
-        let j = judge(&t, &m.model, m.macros.as_ref(), &Options::default())
+        let j = judge::run(&t, &m.model, m.macros.as_ref(), &Options::default())
             .unwrap_or_else(|e| panic!("{rel}: {e}"));
 
         let block: String = herd::block(&t, &j)

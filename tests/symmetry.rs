@@ -5,9 +5,9 @@
 mod common;
 
 use common::{answer, judged_with_options, lock_emulation, lock_emulation_text, shipped, suite};
+use litmus::judge::{Judgement, Options};
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::Loaded;
-use litmus::outcome::{Judgement, Options};
 use litmus::tuning::Tuning;
 
 fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
@@ -29,13 +29,13 @@ fn judged(t: &Test, m: &Loaded, symmetry: bool) -> Judgement {
 fn same_both_ways(t: &Test, m: &Loaded, what: &str) -> (usize, Judgement) {
     let with = judged(t, m, true);
     let without = judged(t, m, false);
-    assert_eq!(without.symmetries, 1);
+    assert_eq!(without.stats.symmetries, 1);
     assert_eq!(answer(&with), answer(&without), "{what}");
     // Witness and explanation exist alike (they may be renamings of each other).
     assert_eq!(with.witness.is_some(), without.witness.is_some(), "{what}");
     let why = |j: &Judgement| j.forbidden_by.as_ref().map(|e| e.check.clone());
     assert_eq!(why(&with).is_some(), why(&without).is_some(), "{what}");
-    (with.symmetries, with)
+    (with.stats.symmetries, with)
 }
 
 #[test]
@@ -63,10 +63,10 @@ fn a_lock_ring_is_judged_one_rotation_in_n() {
             assert_eq!(syms, n, "{n} {xchg}");
             let without = judged(&t, &m, false);
             assert!(
-                with.candidates * (n - 1) < without.candidates,
+                with.stats.candidates * (n - 1) < without.stats.candidates,
                 "{n} {xchg}: {} of {} candidates visited",
-                with.candidates,
-                without.candidates
+                with.stats.candidates,
+                without.stats.candidates
             );
         }
     }

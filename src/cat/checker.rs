@@ -29,8 +29,8 @@ pub struct Stats {
     pub bounds_tried: u64,
     pub bounds_held: u64,
     /// Partial choices of `rf` bounded from below: tried, and found doomed.
-    pub cuts_tried: u64,
-    pub cuts_made: u64,
+    pub doomed_tried: u64,
+    pub doomed: u64,
     /// `with` steps that dropped choices before their branches ran (`prune`).
     pub pruned: u64,
 }
@@ -43,8 +43,8 @@ impl std::ops::AddAssign for Stats {
         self.referenced += o.referenced;
         self.bounds_tried += o.bounds_tried;
         self.bounds_held += o.bounds_held;
-        self.cuts_tried += o.cuts_tried;
-        self.cuts_made += o.cuts_made;
+        self.doomed_tried += o.doomed_tried;
+        self.doomed += o.doomed;
         self.pruned += o.pruned;
     }
 }
@@ -196,12 +196,12 @@ impl<'m> Checker<'m> {
         let Ok(plan) = &s.plan else {
             return false;
         };
-        self.count(|s| s.cuts_tried += 1);
+        self.count(|s| s.doomed_tried += 1);
         let mut r = s.lower.borrow_mut();
         let r = r.get_or_insert_with(|| Replay::new(plan, p.n, lower::SENSE));
         let d = lower::doomed(plan, r, p, budget);
         if d {
-            self.count(|s| s.cuts_made += 1);
+            self.count(|s| s.doomed += 1);
         }
         d
     }

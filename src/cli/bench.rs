@@ -4,8 +4,8 @@
 
 use super::{diag, litmus_files};
 use clap::Args;
+use litmus::judge::{self, Judgement, Options};
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::{Judgement, Options, judge};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -87,7 +87,7 @@ pub fn run(a: &BenchArgs) -> i32 {
                 ..Options::default()
             };
             let t0 = Instant::now();
-            let r = judge(t, &m.model, m.macros.as_ref(), &opts);
+            let r = judge::run(t, &m.model, m.macros.as_ref(), &opts);
             let secs = t0.elapsed().as_secs_f64();
             let file = f.display().to_string();
             match r {
@@ -144,11 +144,11 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
     let total: f64 = ok.iter().map(|r| r.secs).sum();
     let cands: usize = ok
         .iter()
-        .map(|r| r.j.as_ref().map_or(0, |j| j.candidates))
+        .map(|r| r.j.as_ref().map_or(0, |j| j.stats.candidates))
         .sum();
     let left_out: usize = ok
         .iter()
-        .map(|r| r.j.as_ref().map_or(0, |j| j.left_out))
+        .map(|r| r.j.as_ref().map_or(0, |j| j.stats.left_out))
         .sum();
     let execs: usize = ok
         .iter()
@@ -156,7 +156,10 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
         .sum();
     let events: usize = ok
         .iter()
-        .map(|r| r.j.as_ref().map_or(0, |j| j.events * j.candidates))
+        .map(|r| {
+            r.j.as_ref()
+                .map_or(0, |j| j.stats.events * j.stats.candidates)
+        })
         .sum();
     println!(
         "tests {}  judged {}  failed {}  jobs {}",
@@ -182,7 +185,7 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
     }
     let symmetric = ok
         .iter()
-        .filter(|r| r.j.as_ref().is_some_and(|j| j.symmetries > 1))
+        .filter(|r| r.j.as_ref().is_some_and(|j| j.stats.symmetries > 1))
         .count();
     if symmetric > 0 {
         println!(
@@ -218,7 +221,12 @@ fn report(rows: &[Row], herd: &HashMap<String, f64>, wall: f64, a: &BenchArgs) {
         match (&r.j, &r.err) {
             (Some(j), _) => println!(
                 "{:9.3} {h:>9} {:>10} {:>10} {:>7} {:>4}  {}",
-                r.secs, j.candidates, j.left_out, j.events, j.symmetries, r.file
+                r.secs,
+                j.stats.candidates,
+                j.stats.left_out,
+                j.stats.events,
+                j.stats.symmetries,
+                r.file
             ),
             (None, e) => println!(
                 "{:9.3} {h:>9} {:>10} {:>10} {:>7} {:>4}  {} ({})",
@@ -285,7 +293,7 @@ fn time_one(src: &str, m: &Loaded, timeout: Duration) -> String {
         ..Options::default()
     };
     let t0 = Instant::now();
-    match judge(&t, &m.model, m.macros.as_ref(), &opts) {
+    match judge::run(&t, &m.model, m.macros.as_ref(), &opts) {
         Ok(_) => format!("{:.4}s", t0.elapsed().as_secs_f64()),
         Err(_) => format!(">{}s", timeout.as_secs_f64()),
     }

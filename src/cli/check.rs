@@ -2,8 +2,8 @@
 
 use super::CheckArgs;
 use litmus::batch::{Models, Status};
+use litmus::judge::{Judgement, Options};
 use litmus::litmus::ast::Test;
-use litmus::outcome::{Judgement, Options};
 use litmus::report;
 use litmus::report::record::{self, Record};
 
@@ -56,7 +56,7 @@ pub fn run(a: &CheckArgs) -> i32 {
     };
     if a.no_bound {
         options.tuning.bound_min = 0;
-        options.tuning.cut_min = 0;
+        options.tuning.doomed_min = 0;
         options.tuning.symmetry = false;
     }
     if a.reference {
@@ -125,10 +125,10 @@ pub fn run(a: &CheckArgs) -> i32 {
     }
     let mut out = String::new();
     if a.judge {
-        let rows: Vec<report::judge::Row> = records
+        let rows: Vec<report::expected::Row> = records
             .iter()
             .filter(|r| !matches!(r.status, Status::NotApplicable))
-            .map(|r| report::judge::Row {
+            .map(|r| report::expected::Row {
                 file: r.file.display().to_string(),
                 expected: litmus::litmus::read_source(&r.file)
                     .ok()
@@ -142,7 +142,7 @@ pub fn run(a: &CheckArgs) -> i32 {
                 },
             })
             .collect();
-        let (text, mismatch) = report::judge::render(&rows);
+        let (text, mismatch) = report::expected::render(&rows);
         if let Err(e) = super::write_stdout(&text) {
             say!("error: cannot write the output: {e}");
             return 2;

@@ -143,9 +143,9 @@ fn emit(out: &str, status: i32) -> i32 {
 use super::CheckArgs;
 use litmus::compile::Compiled;
 use litmus::compile::compare::{self, Comparison};
+use litmus::judge::{self, Judgement, Options};
 use litmus::litmus::ast::{Condition, Quantifier, Test};
 use litmus::model::{self as models, Loaded};
-use litmus::outcome::{self, Judgement, Options};
 use serde_json::json;
 
 /// One hardware column: a mapping and the model that judges what it produces.
@@ -258,7 +258,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     let judge_full = |t: &Test, m: &Loaded| -> Result<Judgement, Missing> {
         let mut o = opts.clone();
         o.budget = a.limits.test.budget();
-        let mut j = outcome::judge(t, &m.model, m.macros.as_ref(), &o).map_err(|e| {
+        let mut j = judge::run(t, &m.model, m.macros.as_ref(), &o).map_err(|e| {
             if e.exhausted.is_some() {
                 Missing::Exhausted(e.to_string())
             } else {

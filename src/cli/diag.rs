@@ -73,7 +73,7 @@ pub fn model_error(e: &LoadError) -> String {
 
 /// A warning about the test in `file`, ready to print: at its place, or at the last place
 /// the file writes its token (the condition comes last).
-pub fn warning(file: &Path, w: &litmus::outcome::lint::Warning) -> String {
+pub fn warning(file: &Path, w: &litmus::judge::lint::Warning) -> String {
     let src = std::fs::read(file)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();

@@ -4,9 +4,9 @@
 use clap::Args;
 use litmus::batch::{Choice, Column, Models, Record, Status};
 use litmus::budget::Budget;
+use litmus::judge::{Options, explore};
 use litmus::litmus::ast::Test;
 use litmus::model::{self, Request, Spec};
-use litmus::outcome::{Options, explore};
 use litmus::snapshot::{Delta, Outcome, herd_log};
 use rayon::prelude::*;
 use serde_json::json;

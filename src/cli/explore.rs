@@ -8,10 +8,10 @@ use super::diag;
 use app::{App, Effect, Header};
 use clap::Args;
 use crossterm::event::{self, Event, KeyEventKind};
+use litmus::judge::explore::{ExecRecord, Exploration, Listed};
+use litmus::judge::{self, Options, Progress};
 use litmus::litmus::ast::Test;
 use litmus::model::{self as models, Loaded};
-use litmus::outcome::explore::{ExecRecord, Exploration, Listed};
-use litmus::outcome::{self, Options, Progress};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -95,7 +95,7 @@ fn explore(a: &ExploreArgs) -> Result<(), Failure> {
     let header = Header {
         test: test.name.clone(),
         model: model.label.clone(),
-        condition: outcome::cond::show_condition(&test.condition),
+        condition: judge::cond::show_condition(&test.condition),
         summary: "judging…".into(),
     };
     let x = Exploration {
@@ -103,7 +103,7 @@ fn explore(a: &ExploreArgs) -> Result<(), Failure> {
         complete: false,
         cut: 0,
         symbols: Default::default(),
-        shown: outcome::shown_locations(&test),
+        shown: judge::shown_locations(&test),
     };
     let mut app = App::new(header, x, a.dot_dir.clone());
     let mut watch = Watch {
@@ -186,7 +186,7 @@ impl Work {
                 .render_file()
                 .into()
         };
-        let j = match outcome::judge(test, &m.model, m.macros.as_ref(), &opts) {
+        let j = match judge::run(test, &m.model, m.macros.as_ref(), &opts) {
             Ok(j) => j,
             Err(e) => {
                 let _ = tx.send(Msg::Judged(Box::new(Judged {
@@ -225,7 +225,7 @@ impl Work {
             progress: Some(self.listing.clone()),
             ..opts
         };
-        let listed = outcome::explore::listing(
+        let listed = judge::explore::listing(
             test,
             &m.model,
             m.macros.as_ref(),

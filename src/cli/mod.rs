@@ -180,7 +180,7 @@ impl TestLimits {
 
 impl Limits {
     /// The batch settings for `options` under these limits (memory defaulted).
-    pub fn settings(&self, options: litmus::outcome::Options) -> litmus::batch::Settings {
+    pub fn settings(&self, options: litmus::judge::Options) -> litmus::batch::Settings {
         litmus::batch::Settings {
             options,
             timeout: self.test.timeout,
@@ -263,11 +263,11 @@ pub struct CheckArgs {
 }
 
 /// herd7's `-speedcheck` tag.
-pub fn speed(tag: &str) -> litmus::outcome::Speed {
+pub fn speed(tag: &str) -> litmus::judge::Speed {
     match tag {
-        "true" => litmus::outcome::Speed::True,
-        "fast" => litmus::outcome::Speed::Fast,
-        _ => litmus::outcome::Speed::False,
+        "true" => litmus::judge::Speed::True,
+        "fast" => litmus::judge::Speed::Fast,
+        _ => litmus::judge::Speed::False,
     }
 }
 
@@ -401,7 +401,7 @@ fn start_pool(jobs: Option<usize>, files: usize) -> Result<bool, String> {
         pool = pool.num_threads(j.max(1));
     }
     // One test needs no pool up front: starting worker threads would cost more than a small
-    // test takes. A big one is judged in parallel parts (outcome::judge), which start the
+    // test takes. A big one is judged in parallel parts (judge::run), which start the
     // pool then; `--jobs` bounds that too, so it is built here when given.
     let parallel = files > 1 && jobs != Some(1);
     if parallel || jobs.is_some() {

@@ -5,9 +5,9 @@
 use super::{ModelArgs, diag};
 use clap::{Args, Subcommand};
 use litmus::batch::{self, Choice, Column, Models, Record, Settings, Status};
+use litmus::judge::Options;
 use litmus::litmus::ast::Test;
 use litmus::model::{self, Request, Spec};
-use litmus::outcome::Options;
 use litmus::snapshot::file::{self as snap, Entry, ModelId, PENDING, Snapshot};
 use litmus::snapshot::{Delta, Outcome};
 use serde_json::json;

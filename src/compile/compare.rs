@@ -7,8 +7,8 @@
 //! number their locations independently.
 
 use super::Compiled;
+use crate::judge::Judgement;
 use crate::litmus::ast::{LocRef, Prop, ValueLit};
-use crate::outcome::Judgement;
 use std::collections::BTreeMap;
 
 /// One final state of the C test's locations.

@@ -49,7 +49,7 @@ fn needs(r: &ThreadExec) -> Needs {
 
 /// What every run needs and offers, for combining runs: computed once per test, shared by
 /// the parts of a judgement (a thread can have thousands of runs).
-pub struct Plan {
+pub struct Combiner {
     needs: Vec<Vec<Needs>>,
     later: Vec<HashSet<Access>>,
     init: HashSet<Access>,
@@ -64,7 +64,7 @@ pub struct Plan {
     rest: Vec<(usize, bool)>,
 }
 
-impl Plan {
+impl Combiner {
     /// Whether the subtrees below a choice of runs for the threads before `t` may be
     /// bounded (see [`Bounder`]), at `min` combinations of runs or more.
     pub fn boundable(&self, t: usize, min: usize) -> bool {
@@ -73,7 +73,7 @@ impl Plan {
     }
 
     /// `po_later_rf`: whether to offer a read the writes that follow it in program order.
-    pub fn new(p: &Program, tr: &ThreadRuns, po_later_rf: bool) -> Plan {
+    pub fn new(p: &Program, tr: &ThreadRuns, po_later_rf: bool) -> Combiner {
         let nthreads = tr.runs.len();
         let observed = p.observed_globals();
         let needs: Vec<Vec<Needs>> = tr
@@ -106,7 +106,7 @@ impl Plan {
                 uniform && one_shape && !runs.iter().any(|r| r.cut),
             );
         }
-        Plan {
+        Combiner {
             needs,
             later,
             init,
@@ -129,7 +129,7 @@ pub struct Bounder<'a> {
 /// (see [`crate::cat::Model::doomed`]): given the candidate whose reads without a source
 /// yet read nothing and whose final writes are not chosen, whether none of the candidates
 /// below may be consistent (and may be left out).
-pub struct Cutter<'a> {
+pub struct Doomer<'a> {
     pub doomed: &'a dyn Fn(&Candidate) -> bool,
     /// Only combinations of runs with this many candidates or more are cut.
     pub min: usize,
@@ -153,7 +153,7 @@ const TRIES_PER_WIN: usize = 8;
 #[derive(Clone, Copy, Default)]
 pub struct Shortcuts<'a> {
     pub bounder: Option<&'a Bounder<'a>>,
-    pub cutter: Option<&'a Cutter<'a>>,
+    pub doomer: Option<&'a Doomer<'a>>,
 }
 
 /// Which candidates a search visits, and for how long.
@@ -167,7 +167,7 @@ pub struct Scope<'a> {
     pub budget: &'a Budget,
 }
 
-/// How many candidates a search visited, and how many it left out (see [`Cutter`]).
+/// How many candidates a search visited, and how many it left out (see [`Doomer`]).
 #[derive(Clone, Copy, Default, Debug)]
 pub struct Counts {
     pub visited: usize,
@@ -181,17 +181,17 @@ pub struct Counts {
 /// still to choose can write.
 /// Only the combinations in `scope` are visited. With a `bounder`, a subtree whose threads still to choose have runs of one shape each
 /// is first bounded at once; when that tells, `f` gets its candidates with what the bound
-/// says of them. With a `cutter`, the candidates below a partial choice of sources it
+/// says of them. With a `doomer`, the candidates below a partial choice of sources it
 /// finds doomed are left out (counted, not visited).
 pub fn for_each(
     p: &Program,
     tr: &ThreadRuns,
-    plan: &Plan,
+    combiner: &Combiner,
     scope: Scope,
     shortcuts: Shortcuts,
     f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
 ) -> Counts {
-    let Shortcuts { bounder, cutter } = shortcuts;
+    let Shortcuts { bounder, doomer } = shortcuts;
     let Scope {
         prefix,
         admit,
@@ -204,7 +204,7 @@ pub fn for_each(
     let mut st = Search {
         p,
         tr,
-        plan,
+        combiner,
         prefix,
         admit,
         pick: Vec::with_capacity(nthreads),
@@ -214,7 +214,7 @@ pub fn for_each(
         bounded: None,
         tries: 0,
         wins: 0,
-        cutter,
+        doomer,
         cut_stats: Vec::new(),
         budget,
     };
@@ -225,7 +225,7 @@ pub fn for_each(
 struct Search<'a> {
     p: &'a Program<'a>,
     tr: &'a ThreadRuns,
-    plan: &'a Plan,
+    combiner: &'a Combiner,
     prefix: &'a [usize],
     admit: &'a dyn Fn(&[usize]) -> bool,
     pick: Vec<usize>,
@@ -238,7 +238,7 @@ struct Search<'a> {
     /// Subtrees tried, and bounded.
     tries: usize,
     wins: usize,
-    cutter: Option<&'a Cutter<'a>>,
+    doomer: Option<&'a Doomer<'a>>,
     /// Per number of reads left without a source: partial choices judged, and cut.
     cut_stats: Vec<(u32, u32)>,
     budget: &'a Budget,
@@ -247,14 +247,14 @@ struct Search<'a> {
 impl Search<'_> {
     /// Whether read `a` can still find a source.
     fn available(&self, a: &Access, t: usize, k: usize) -> bool {
-        self.plan.init.contains(a)
-            || self.plan.later[t + 1].contains(a)
-            || self.plan.needs[t][k].writes.contains(a)
+        self.combiner.init.contains(a)
+            || self.combiner.later[t + 1].contains(a)
+            || self.combiner.needs[t][k].writes.contains(a)
             || self
                 .pick
                 .iter()
                 .enumerate()
-                .any(|(u, &j)| self.plan.needs[u][j].writes.contains(a))
+                .any(|(u, &j)| self.combiner.needs[u][j].writes.contains(a))
     }
 
     fn dfs(&mut self, t: usize, f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool) -> bool {
@@ -283,7 +283,7 @@ impl Search<'_> {
             if self.budget.check().is_err() {
                 return false;
             }
-            if !self.plan.needs[t][k]
+            if !self.combiner.needs[t][k]
                 .reads
                 .iter()
                 .all(|a| self.available(a, t, k))
@@ -312,8 +312,8 @@ impl Search<'_> {
         let Some(b) = self.bounder else {
             return false;
         };
-        let (p, tr, plan) = (self.p, self.tr, self.plan);
-        if !plan.boundable(t, b.min) || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins {
+        let (p, tr, combiner) = (self.p, self.tr, self.combiner);
+        if !combiner.boundable(t, b.min) || self.tries >= FREE_TRIES + TRIES_PER_WIN * self.wins {
             return false;
         }
         self.tries += 1;
@@ -323,7 +323,7 @@ impl Search<'_> {
         let shapes: Vec<u32> = (0..tr.runs.len())
             .map(|u| tr.shapes[u][picked(u)])
             .collect();
-        let layout = Layout::cached(&mut self.layout, p, plan, &runs, &shapes);
+        let layout = Layout::cached(&mut self.layout, p, combiner, &runs, &shapes);
         // Every value each event may hold in the subtree, in the layout's order.
         let mut values: Vec<Vec<Option<Value>>> =
             p.init_mem.iter().map(|&v| vec![Some(v)]).collect();
@@ -380,7 +380,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn of(p: &Program, plan: &Plan, runs: &[&ThreadExec], shapes: &[u32]) -> Layout {
+    fn of(p: &Program, combiner: &Combiner, runs: &[&ThreadExec], shapes: &[u32]) -> Layout {
         let nloc = p.symbols.len();
         // The initial writes first, then each thread's events in order.
         let mut events: Vec<EventInfo> = (0..nloc)
@@ -418,7 +418,7 @@ impl Layout {
             }
         }
         let mut base = base_primitives(p, &events, &instr, runs, &offsets);
-        let po = base.1.get("po").filter(|_| !plan.po_later_rf);
+        let po = base.1.get("po").filter(|_| !combiner.po_later_rf);
         let writes = (0..events.len())
             .filter(|&i| events[i].kind == Kind::Read)
             .map(|i| {
@@ -429,7 +429,7 @@ impl Layout {
                 (i, ws)
             })
             .collect();
-        let finals: Vec<(LocId, Vec<usize>)> = plan
+        let finals: Vec<(LocId, Vec<usize>)> = combiner
             .observed
             .iter()
             .map(|&l| {
@@ -481,12 +481,12 @@ impl Layout {
     fn cached<'l>(
         memo: &'l mut Option<Layout>,
         p: &Program,
-        plan: &Plan,
+        combiner: &Combiner,
         runs: &[&ThreadExec],
         shapes: &[u32],
     ) -> &'l Layout {
         if memo.as_ref().is_none_or(|l| l.shapes != shapes) {
-            *memo = Some(Layout::of(p, plan, runs, shapes));
+            *memo = Some(Layout::of(p, combiner, runs, shapes));
         }
         let l = memo.as_mut().expect("just set");
         l.set_values(runs);
@@ -507,7 +507,7 @@ impl Layout {
         Some(reads)
     }
 
-    /// The partial candidate with this `rf`, no final write chosen (see [`Cutter`]).
+    /// The partial candidate with this `rf`, no final write chosen (see [`Doomer`]).
     fn partial<'a>(&'a self, p: &'a Program, rf: Rel, runs: &[&'a ThreadExec]) -> Candidate<'a> {
         let fw = Set::empty(self.events.len());
         self.with_choice(p, rf, fw, Vec::new(), runs)
@@ -570,7 +570,7 @@ impl Search<'_> {
     /// All candidates of one combination of runs; false when `f` asked to stop.
     ///
     /// Sources are chosen from the last read to the first, so the candidates come in the
-    /// order of an odometer whose first read turns fastest. With a [`Cutter`], a partial
+    /// order of an odometer whose first read turns fastest. With a [`Doomer`], a partial
     /// choice may cut the candidates below it.
     fn combo(
         &mut self,
@@ -578,14 +578,14 @@ impl Search<'_> {
         shapes: &[u32],
         f: &mut dyn FnMut(&Candidate, Option<&Bound>) -> bool,
     ) -> bool {
-        let (p, plan) = (self.p, self.plan);
+        let (p, combiner) = (self.p, self.combiner);
         let bounded = self.bounded.clone();
         // Candidates judged by a bound are consistent, and those of cut runs count for
         // `Loop` without being judged: neither is cut.
-        let cutter = self
-            .cutter
+        let doomer = self
+            .doomer
             .filter(|_| bounded.is_none() && !runs.iter().any(|r| r.cut));
-        let layout = Layout::cached(&mut self.layout, p, plan, runs, shapes);
+        let layout = Layout::cached(&mut self.layout, p, combiner, runs, shapes);
         let same = |a: usize, b: usize| layout.events[a].val == layout.events[b].val;
         let Some(mut reads) = layout.sources(same) else {
             return true;
@@ -601,7 +601,7 @@ impl Search<'_> {
         });
         // Only when cutting, below[k]: candidates per choice of sources for the reads from
         // k on (the last, all of the combination's).
-        let below: Vec<usize> = match cutter {
+        let below: Vec<usize> = match doomer {
             Some(_) => {
                 let fws: usize = layout.finals.iter().map(|(_, ws)| ws.len()).product();
                 std::iter::once(fws)
@@ -613,7 +613,7 @@ impl Search<'_> {
             }
             None => Vec::new(),
         };
-        let cutter = cutter.filter(|c| below.last().is_some_and(|&n| n >= c.min));
+        let doomer = doomer.filter(|c| below.last().is_some_and(|&n| n >= c.min));
         let mut walk = RfWalk {
             p,
             layout,
@@ -622,7 +622,7 @@ impl Search<'_> {
             below: &below,
             rf,
             bounded: bounded.as_deref(),
-            cutter,
+            doomer,
             stats: &mut self.cut_stats,
             counts: &mut self.counts,
             budget: self.budget,
@@ -641,7 +641,7 @@ struct RfWalk<'w, 'a, 'f> {
     below: &'w [usize],
     rf: Rel,
     bounded: Option<&'w Bound>,
-    cutter: Option<&'a Cutter<'a>>,
+    doomer: Option<&'a Doomer<'a>>,
     stats: &'w mut Vec<(u32, u32)>,
     counts: &'w mut Counts,
     budget: &'w Budget,
@@ -673,7 +673,7 @@ impl RfWalk<'_, '_, '_> {
     /// Whether the candidates below, the reads before `k` still without a source, are
     /// left out.
     fn cut(&mut self, k: usize) -> bool {
-        let Some(c) = self.cutter else {
+        let Some(c) = self.doomer else {
             return false;
         };
         if k == 0 || self.below[k] < CUT_BELOW {

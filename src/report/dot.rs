@@ -2,7 +2,7 @@
 //! cluster per thread, initial writes on top, edges coloured by relation as herd draws
 //! them, what explains the answer in bold, and the explanation in words as a note.
 
-use crate::outcome::graph::ExecGraph;
+use crate::judge::graph::ExecGraph;
 use petgraph::visit::EdgeRef;
 use std::fmt::Write;
 

@@ -1,8 +1,8 @@
 //! herd7's output block, line for line, so that herd's scripts and `mcompare7` read ours.
 
 use crate::budget::{Exhausted, Explored};
+use crate::judge::{Judgement, State, cond};
 use crate::litmus::ast::{LocRef, Quantifier, Test};
-use crate::outcome::{Judgement, State, cond};
 use crate::sem::{Symbols, Value};
 use std::fmt::Write;
 
@@ -108,7 +108,7 @@ pub fn block(test: &Test, j: &Judgement) -> String {
         j.sat,
         j.unsat
     );
-    let _ = writeln!(o, "Time {} {:.2}", j.name, j.elapsed.as_secs_f64());
+    let _ = writeln!(o, "Time {} {:.2}", j.name, j.stats.elapsed.as_secs_f64());
     for (k, v) in &test.info {
         if k == "Hash" {
             let _ = writeln!(o, "Hash={v}");

@@ -3,15 +3,15 @@
 
 pub mod diag;
 pub mod dot;
+pub mod expected;
 pub mod herd;
-pub mod judge;
 pub mod record;
 pub mod table;
 
 use crate::cat::CheckKind;
+use crate::judge::graph::ExecGraph;
+use crate::judge::{Explanation, Judgement};
 use crate::litmus::ast::Test;
-use crate::outcome::graph::ExecGraph;
-use crate::outcome::{Explanation, Judgement};
 
 /// Why the answer is what it is. For a forbidden outcome: the check that rejects the first
 /// execution reaching it and what breaks it — a cycle of its relation, or the pair an
@@ -127,7 +127,7 @@ pub fn words(g: &ExecGraph) -> Vec<String> {
         ));
     }
     // A write is `x=1`; an event with no value (a lock's) by its label.
-    let name = |e: &crate::outcome::graph::GraphEvent| match e.val {
+    let name = |e: &crate::judge::graph::GraphEvent| match e.val {
         Some(_) => e.access(),
         None => e.label.clone(),
     };

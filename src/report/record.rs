@@ -8,8 +8,8 @@ use super::herd;
 use crate::batch::{Record as Judged, Status};
 use crate::budget::Exhausted;
 use crate::cat::CheckKind;
+use crate::judge::{Judgement, cond, graph::ExecGraph};
 use crate::litmus::ast::{LocRef, Test};
-use crate::outcome::{Judgement, cond, graph::ExecGraph};
 use crate::sem::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ pub struct Record {
     /// error: herd prints nothing then).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub herd: String,
-    /// Likely mistakes found in the test (see `outcome::lint`).
+    /// Likely mistakes found in the test (see `judge::lint`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -218,10 +218,10 @@ pub fn answer(t: &Test, j: &Judgement) -> Answer {
         condition: cond::show_condition(&t.condition),
         flags: j.flags.iter().cloned().collect(),
         cut: j.cut,
-        candidates: j.candidates,
-        left_out: j.left_out,
-        symmetries: j.symmetries,
-        seconds: j.elapsed.as_secs_f64(),
+        candidates: j.stats.candidates,
+        left_out: j.stats.left_out,
+        symmetries: j.stats.symmetries,
+        seconds: j.stats.elapsed.as_secs_f64(),
         forbidden_by: j.forbidden_by.as_ref().map(|e| Forbidden {
             check: e.check.clone(),
             kind: match e.kind {
@@ -289,8 +289,8 @@ pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
             let expected = crate::litmus::read_source(&r.file)
                 .ok()
                 .and_then(|src| crate::litmus::expect::expectation(&src));
-            if let super::judge::Agreement::Mismatch(why) =
-                super::judge::agreement(expected.as_ref(), j)
+            if let super::expected::Agreement::Mismatch(why) =
+                super::expected::agreement(expected.as_ref(), j)
             {
                 rec.mismatch = Some(why);
             }

@@ -1450,10 +1450,10 @@ mod tests {
     }
 
     /// Final values of `regs` of thread 1 in every allowed state of `src` under armv8.
-    fn states_of(src: &str, regs: &[&str]) -> (Vec<Vec<i64>>, crate::outcome::Judgement) {
+    fn states_of(src: &str, regs: &[&str]) -> (Vec<Vec<i64>>, crate::judge::Judgement) {
         let test = crate::litmus::parse(src).expect("parses");
         let m = crate::model::load_shipped("armv8", &Default::default()).expect("model");
-        let j = crate::outcome::judge(&test, &m.model, None, &Default::default()).expect("runs");
+        let j = crate::judge::run(&test, &m.model, None, &Default::default()).expect("runs");
         let states = j
             .states
             .iter()

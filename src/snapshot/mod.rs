@@ -9,8 +9,8 @@
 pub mod file;
 pub mod herd_log;
 
+use crate::judge::{Judgement, cond};
 use crate::litmus::ast::Test;
-use crate::outcome::{Judgement, cond};
 use crate::report::herd::StatePrinter;
 use serde::Serialize;
 use std::collections::BTreeSet;

@@ -1,9 +1,9 @@
 //! Helpers shared by the integration tests (each test binary uses some of them).
 #![allow(dead_code)]
 
+use litmus::judge::{self, Judgement, Options};
 use litmus::litmus::{ast::Test, parse};
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::{Judgement, Options, judge};
 use litmus::report;
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ pub fn shipped(name: &str) -> Loaded {
 
 /// `t` judged under `m` with `opts`.
 pub fn judged_with_options(t: &Test, m: &Loaded, opts: Options) -> Judgement {
-    judge(t, &m.model, m.macros.as_ref(), &opts).unwrap()
+    judge::run(t, &m.model, m.macros.as_ref(), &opts).unwrap()
 }
 
 /// What a judgement answers, in herd's words: states, witness counts, flags, loop cut.

@@ -3,8 +3,8 @@
 //! out; nothing here touches the terminal, so it is tested without one.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use litmus::outcome::explore::{ExecRecord, Exploration};
-use litmus::outcome::graph::ExecGraph;
+use litmus::judge::explore::{ExecRecord, Exploration};
+use litmus::judge::graph::ExecGraph;
 use litmus::report;
 use ratatui::widgets::ListState;
 use std::collections::BTreeSet;
@@ -413,8 +413,8 @@ fn squash(s: &str) -> String {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use litmus::judge::{Options, explore::executions};
     use litmus::model::load_shipped;
-    use litmus::outcome::{Options, explore::executions};
 
     /// The suite's message-passing test (PPC, lwsync and an address dependency).
     pub const MP: &str = include_str!(concat!(

@@ -2,7 +2,7 @@
 //! one's events, edges and forbidding cycle, and a footer with the keys.
 
 use super::app::{App, Cond, Focus, Mode, RELATIONS, Verdicts, verdict};
-use litmus::outcome::explore::ExecRecord;
+use litmus::judge::explore::ExecRecord;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};

@@ -13,9 +13,9 @@ mod options;
 
 use litmus::batch::{self, Choice, Models, Settings, Status};
 use litmus::cat::config;
+use litmus::judge::{Options, Show, Speed};
 use litmus::litmus::ast::Test;
 use litmus::model::{self, Loaded, Request};
-use litmus::outcome::{Options, Show, Speed};
 use options::{Kind, spec};
 use std::collections::HashMap;
 use std::io::Write;
@@ -566,7 +566,7 @@ fn shown_dot(
     if *show == Show::None {
         return Ok(dot);
     }
-    let x = litmus::outcome::explore::shown(
+    let x = litmus::judge::explore::shown(
         t,
         &m.model,
         m.macros.as_ref(),

@@ -379,8 +379,8 @@ pub fn rejections(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge;
     use crate::model::load_shipped;
-    use crate::outcome::judge;
 
     /// The suite's message-passing test (PPC, lwsync and an address dependency).
     const MP: &str = include_str!(concat!(
@@ -388,12 +388,12 @@ mod tests {
         "/litmus/classic/PPC/MP+lwsync+addr.litmus"
     ));
 
-    fn explore(src: &str, limit: usize) -> (Exploration, crate::outcome::Judgement) {
+    fn explore(src: &str, limit: usize) -> (Exploration, crate::judge::Judgement) {
         let t = crate::litmus::parse(src).expect("parses");
         let m = load_shipped("power", &Default::default()).expect("model");
         let o = Options::default();
         let x = executions(&t, &m.model, None, &o, limit).expect("runs");
-        let j = judge(&t, &m.model, None, &o).expect("judges");
+        let j = judge::run(&t, &m.model, None, &o).expect("judges");
         (x, j)
     }
 
@@ -436,7 +436,7 @@ mod tests {
         let t = crate::litmus::parse(MP).expect("parses");
         let m = load_shipped("power", &Default::default()).expect("model");
         let o = Options::default();
-        let j = judge(&t, &m.model, None, &o).expect("judges");
+        let j = judge::run(&t, &m.model, None, &o).expect("judges");
         let want = j.forbidden_by.expect("forbidden").check;
         // The states satisfying the condition are the forbidden ones.
         let (x, _) = explore(MP, usize::MAX);
@@ -464,7 +464,7 @@ mod tests {
             ..Default::default()
         };
         let weaker = crate::cat::Model::from_source(&text.replace(axiom, ""), &opts).unwrap();
-        let w = judge(&t, &weaker, None, &o).expect("judges");
+        let w = judge::run(&t, &weaker, None, &o).expect("judges");
         assert!(w.sat > 0, "the weaker model allows the outcome");
         let allowing = Allowing {
             model: &weaker,

@@ -1,4 +1,4 @@
-//! Stage 5: outcomes. Runs the model on every candidate and gathers what herd reports:
+//! Stage 5: the judge. Runs the model on every candidate and gathers what herd reports:
 //! the final states of consistent executions, how many satisfy the condition, the flags.
 
 pub mod cond;
@@ -175,21 +175,9 @@ pub struct Judgement {
     pub flags: BTreeSet<String>,
     /// A loop bound cut some runs off.
     pub cut: bool,
-    pub candidates: usize,
-    /// Candidates judged by the bound of a whole subtree of them (see
-    /// [`Tuning::bound_min`]) rather than one by one.
-    pub bounded: usize,
-    /// Candidates never visited: they lie below a partial choice of `rf` sources that
-    /// already fails a check (see [`Tuning::cut_min`]), so none is consistent.
-    pub left_out: usize,
-    /// Most events in one candidate.
-    pub events: usize,
-    /// How many symmetries of the test were used (1: none; see [`Tuning::symmetry`]).
-    pub symmetries: usize,
-    /// What the model's fast paths did (see [`crate::cat::Stats`]).
-    pub plans: crate::cat::Stats,
     pub symbols: Symbols,
-    pub elapsed: Duration,
+    /// What the judgement cost and which shortcuts it took; never part of the answer.
+    pub stats: Stats,
     /// For a forbidden condition: why the first candidate that satisfied it was rejected.
     pub forbidden_by: Option<Explanation>,
     /// The first consistent execution that satisfies the condition.
@@ -287,20 +275,44 @@ impl Branch<'_, '_> {
     }
 }
 
-/// What [`visit`] saw besides the branches.
-pub(crate) struct Visited {
-    pub symbols: Symbols,
+/// What a judgement cost and which shortcuts it took: beside the answer, never in it
+/// (two runs that give the same answer may differ here).
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Candidates visited.
     pub candidates: usize,
-    /// Candidates judged by a bound.
+    /// Candidates judged by the bound of a whole subtree of them (see
+    /// [`Tuning::bound_min`]) rather than one by one.
     pub bounded: usize,
-    /// Candidates left out below a partial choice of sources that fails a check.
+    /// Candidates never visited: they lie below a partial choice of `rf` sources that
+    /// already fails a check (see [`Tuning::doomed_min`]), so none is consistent.
     pub left_out: usize,
     /// Most events in one candidate.
     pub events: usize,
+    /// How many symmetries of the test were used (1: none; see [`Tuning::symmetry`]).
+    pub symmetries: usize,
+    /// What the model's fast paths did (see [`crate::cat::Stats`]).
+    pub cat: crate::cat::Stats,
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// Those of two parts of one judgement, together.
+    fn add(&mut self, o: &Stats) {
+        self.candidates += o.candidates;
+        self.bounded += o.bounded;
+        self.left_out += o.left_out;
+        self.events = self.events.max(o.events);
+        self.cat += o.cat;
+    }
+}
+
+/// What [`visit`] saw besides the branches.
+pub(crate) struct Visited {
+    pub symbols: Symbols,
     /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
     pub cut: usize,
-    /// What the model's fast paths did.
-    pub plans: crate::cat::Stats,
+    pub stats: Stats,
 }
 
 /// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
@@ -318,7 +330,7 @@ pub(crate) fn visit(
     let opts = Options {
         tuning: Tuning {
             bound_min: 0,
-            cut_min: 0,
+            doomed_min: 0,
             ..opts.tuning.clone()
         },
         ..opts.clone()
@@ -330,7 +342,7 @@ pub(crate) fn visit(
 pub(crate) struct Prepared<'t> {
     prog: Program<'t>,
     runs: threads::ThreadRuns,
-    plan: candidate::Plan,
+    combiner: candidate::Combiner,
     shown: Vec<LocRef>,
     sym: Option<Symmetry>,
     start: Instant,
@@ -350,7 +362,8 @@ pub(crate) fn prepare<'t>(
     prog.reg_events = model.catdep();
     let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
     let every_rf = every_rf || !opts.tuning.early_rejects;
-    let plan = candidate::Plan::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
+    let combiner =
+        candidate::Combiner::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
     let shown = shown_locations(test);
     let sym = (opts.tuning.symmetry && !every_rf)
         .then(|| Symmetry::of(&prog, &runs, &shown, &opts.budget))
@@ -358,7 +371,7 @@ pub(crate) fn prepare<'t>(
     Ok(Prepared {
         prog,
         runs,
-        plan,
+        combiner,
         shown,
         sym,
         start,
@@ -376,7 +389,7 @@ fn visit_part(
     let Prepared {
         prog,
         runs,
-        plan,
+        combiner,
         shown,
         sym,
         start: _,
@@ -384,12 +397,8 @@ fn visit_part(
     let test = prog.test;
     let mut seen = Visited {
         symbols: prog.symbols.clone(),
-        candidates: 0,
-        bounded: 0,
-        left_out: 0,
-        events: 0,
         cut: 0,
-        plans: Default::default(),
+        stats: Stats::default(),
     };
     let mut err = None;
     let mut exhausted = None;
@@ -450,24 +459,24 @@ fn visit_part(
         }
         checker.doomed(&c.prims, c.shapes, &opts.budget)
     };
-    let cutter = candidate::Cutter {
+    let doomer = candidate::Doomer {
         doomed: &doomed,
-        min: opts.tuning.cut_min,
+        min: opts.tuning.doomed_min,
     };
-    let cutter = (opts.tuning.cut_min > 0).then_some(&cutter);
+    let doomer = (opts.tuning.doomed_min > 0).then_some(&doomer);
     // Whether a consistent execution satisfying the condition was judged in full: the
     // first one makes the witness graph.
     let mut witnessed = false;
     let counts = candidate::for_each(
         prog,
         runs,
-        plan,
+        combiner,
         candidate::Scope {
             prefix,
             admit: &admit,
             budget: &opts.budget,
         },
-        candidate::Shortcuts { bounder, cutter },
+        candidate::Shortcuts { bounder, doomer },
         &mut |c: &Candidate, bounded: Option<&crate::cat::Bound>| {
             if let Err(e) = opts.budget.check() {
                 exhausted = Some(e);
@@ -476,7 +485,7 @@ fn visit_part(
             if let Some(p) = &opts.progress {
                 p.add(1);
             }
-            seen.events = seen.events.max(c.prims.n);
+            seen.stats.events = seen.stats.events.max(c.prims.n);
             if c.runs.iter().any(|r| r.cut) {
                 seen.cut += 1;
                 return true;
@@ -549,7 +558,7 @@ fn visit_part(
                 })
             };
             if let Some(b) = bounded.filter(|_| witnessed || !sat) {
-                seen.bounded += 1;
+                seen.stats.bounded += 1;
                 return b.iter().all(|flags| {
                     hand(Verdict {
                         failed: None,
@@ -587,16 +596,16 @@ fn visit_part(
             false
         },
     );
-    seen.candidates = counts.visited;
-    seen.left_out = counts.left_out;
-    seen.plans = checker.stats();
+    seen.stats.candidates = counts.visited;
+    seen.stats.left_out = counts.left_out;
+    seen.stats.cat = checker.stats();
     if let Some(e) = err {
         return Err(EngineError::new(e.to_string()));
     }
     // The search also stops by itself when the budget is spent (the check is sticky).
     if let Some(e) = exhausted.or_else(|| opts.budget.check().err()) {
         let mut e = EngineError::exhausted(e);
-        e.explored.candidates = seen.candidates;
+        e.explored.candidates = seen.stats.candidates;
         return Err(e);
     }
     Ok(seen)
@@ -607,7 +616,7 @@ fn visit_part(
 /// A test with many combinations of thread runs is split by the runs of its first threads
 /// into parts judged in parallel (rayon), then merged in enumeration order, so the result
 /// is the one a sequential run gives.
-pub fn judge(
+pub fn run(
     test: &Test,
     model: &Model,
     macros: Option<&Macros>,
@@ -627,7 +636,7 @@ pub fn judge(
         let workers = rayon::current_num_threads();
         match &pre.sym {
             Some(_) => partition(&pre.runs.runs, workers, PARTS_SYMMETRIC, &|d| {
-                let bounded = |d| pre.plan.boundable(d, opts.tuning.bound_min);
+                let bounded = |d| pre.combiner.boundable(d, opts.tuning.bound_min);
                 bounded(d) && !bounded(d + 1)
             }),
             None => partition(&pre.runs.runs, workers, PARTS, &|_| false),
@@ -655,12 +664,8 @@ pub fn judge(
     let mut j = Judgement::empty(test, model);
     let mut seen = Visited {
         symbols: pre.prog.symbols.clone(),
-        candidates: 0,
-        bounded: 0,
-        left_out: 0,
-        events: 0,
         cut: 0,
-        plans: Default::default(),
+        stats: Stats::default(),
     };
     // A part that ran out of budget stops the others (the budget is shared): what all
     // of them judged says how far the test got.
@@ -670,34 +675,28 @@ pub fn judge(
         let s = match r {
             Ok(s) => s,
             Err(e) if e.exhausted.is_some() => {
-                seen.candidates += e.explored.candidates;
+                seen.stats.candidates += e.explored.candidates;
                 exhausted.get_or_insert(e);
                 continue;
             }
             Err(e) => return Err(e),
         };
-        seen.candidates += s.candidates;
-        seen.bounded += s.bounded;
-        seen.left_out += s.left_out;
-        seen.events = seen.events.max(s.events);
+        seen.stats.add(&s.stats);
         seen.cut += s.cut;
-        seen.plans += s.plans;
     }
     if let Some(mut e) = exhausted {
-        e.explored.candidates = seen.candidates;
+        e.explored.candidates = seen.stats.candidates;
         e.explored.states = j.states.len();
         return Err(e);
     }
     j.symbols = seen.symbols;
-    j.candidates = seen.candidates;
-    j.bounded = seen.bounded;
-    j.left_out = seen.left_out;
-    j.events = seen.events;
-    j.symmetries = pre.sym.as_ref().map_or(1, |s| s.elems.len());
+    j.stats = Stats {
+        symmetries: pre.sym.as_ref().map_or(1, |s| s.elems.len()),
+        elapsed: pre.start.elapsed(),
+        ..seen.stats
+    };
     j.cut = seen.cut > 0;
-    j.plans = seen.plans;
     j.warnings = lint::warnings(&pre.prog, &pre.runs, j.sat + j.unsat);
-    j.elapsed = pre.start.elapsed();
     Ok(j)
 }
 
@@ -799,14 +798,8 @@ impl Judgement {
             unsat: 0,
             flags: BTreeSet::new(),
             cut: false,
-            candidates: 0,
-            bounded: 0,
-            left_out: 0,
-            events: 0,
-            symmetries: 1,
-            plans: Default::default(),
             symbols: Symbols::default(),
-            elapsed: Duration::ZERO,
+            stats: Stats::default(),
             forbidden_by: None,
             witness: None,
             witness_state: None,

@@ -4,8 +4,8 @@
 //! wants no execution at all (`Never 0 0`) and nothing else may have none, `Maybe` takes
 //! any observation, and a wrong observation is forgiven when a data race is flagged.
 
+use crate::judge::Judgement;
 use crate::litmus::expect::{Expectation, Expected};
-use crate::outcome::Judgement;
 
 /// How a judgement stands against the test's expectation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,14 +128,14 @@ pub fn render(rows: &[Row]) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::{self, Options};
     use crate::litmus::expect::expectation;
     use crate::model::{Request, load_shipped};
-    use crate::outcome::{Options, judge};
 
     fn judged(src: &str) -> Judgement {
         let t = crate::litmus::parse(src).unwrap();
         let m = load_shipped("lkmm", &Request::default()).unwrap();
-        judge(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap()
+        judge::run(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap()
     }
 
     const SB: &str = "C SB\n{}\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); int r0 = READ_ONCE(*y); }\n\
