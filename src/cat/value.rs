@@ -9,7 +9,7 @@
 //! type parameter is [`Never`] everywhere else, so the reference evaluator's values are
 //! never staged.
 
-use super::ast::{Expr, FunDef, Ins, Pat, Sym};
+use super::ast::{Binding, Expr, FunDef, Ins, Pat, Sym};
 use super::builtins::Builtin;
 use crate::rel::{Rel, Set};
 use std::cell::RefCell;
@@ -184,6 +184,59 @@ pub struct Closure<'m, S: Stage> {
 pub struct RecGroup<'m, S: Stage> {
     pub env: Env<'m, S>,
     pub funs: Vec<(Sym, &'m FunDef)>,
+}
+
+/// A `let rec`'s bindings as herd splits them: the functions, bound together so that each
+/// sees all (a [`RecGroup`]), and the values, computed by a fixpoint from [`empty_for`].
+pub struct RecBindings<'m> {
+    pub funs: Vec<(Sym, &'m FunDef)>,
+    pub vals: Vec<&'m Binding>,
+}
+
+impl<'m> RecBindings<'m> {
+    /// `Err` with the position of a function bound to a tuple (herd's "binding mismatch").
+    pub fn split(bds: &'m [Binding]) -> Result<RecBindings<'m>, super::ast::Pos> {
+        let mut r = RecBindings {
+            funs: Vec::new(),
+            vals: Vec::new(),
+        };
+        for b in bds {
+            match (&b.pat, &b.expr) {
+                (Pat::Var(Some(x)), Expr::Fun(f)) => r.funs.push((*x, &**f)),
+                (Pat::Tuple(_), Expr::Fun(_)) => return Err(b.pos),
+                _ => r.vals.push(b),
+            }
+        }
+        Ok(r)
+    }
+
+    /// `env` with the functions bound, each a closure over `env` and the group; `id`
+    /// numbers the closures.
+    pub fn bind_funs<S: Stage>(&self, env: &Env<'m, S>, id: &dyn Fn() -> u64) -> Env<'m, S> {
+        let g = Rc::new(RecGroup {
+            env: env.clone(),
+            funs: self.funs.clone(),
+        });
+        let mut e = env.clone();
+        for (j, (name, def)) in self.funs.iter().enumerate() {
+            let clo = Closure {
+                def,
+                env: env.clone(),
+                rec: Some((g.clone(), j)),
+                id: id(),
+            };
+            e = e.bind(*name, Value::Clo(Rc::new(clo)));
+        }
+        e
+    }
+}
+
+/// What the variables of a `let rec` pattern start from: `{}`, or a tuple of them.
+pub fn empty_for<'m, S: Stage>(pat: &Pat) -> Value<'m, S> {
+    match pat {
+        Pat::Var(_) => Value::Empty,
+        Pat::Tuple(xs) => Value::Tuple(Rc::new(vec![Value::Empty; xs.len()])),
+    }
 }
 
 #[derive(Debug)]

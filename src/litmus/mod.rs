@@ -88,6 +88,12 @@ fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
     })
 }
 
+/// Whether herd's X86_64 front end reads `word` (lower case) as a mnemonic, so that it
+/// cannot name a location there.
+pub fn x86_64_mnemonic(word: &str) -> bool {
+    asm::x86_64_mnemonic(word)
+}
+
 /// Parse one instruction of `arch` from its text (`NOP`, `B .+8`).
 pub fn parse_instr(text: &str, arch: ast::Arch) -> Result<ast::Instr, ParseError> {
     asm::instr_text(text, arch)

@@ -131,26 +131,9 @@ impl<'m, 'p> Eval<'m, 'p> {
         bds: &'m [Binding],
         check: Option<&'m Test>,
     ) -> R<Option<Env<'m>>> {
-        let mut funs = Vec::new();
-        let mut vals = Vec::new();
-        for b in bds {
-            match (&b.pat, &b.expr) {
-                (Pat::Var(Some(x)), Expr::Fun(f)) => funs.push((*x, &**f)),
-                (Pat::Tuple(_), Expr::Fun(_)) => return Err(self.err(b.pos, "binding mismatch")),
-                _ => vals.push(b),
-            }
-        }
-        let with_funs = |env: &Env<'m>| {
-            let g = Rc::new(RecGroup {
-                env: env.clone(),
-                funs: funs.clone(),
-            });
-            let mut e = env.clone();
-            for (j, (name, def)) in funs.iter().enumerate() {
-                e = e.bind(*name, self.closure(env, def, Some((g.clone(), j))));
-            }
-            e
-        };
+        let rb = RecBindings::split(bds).map_err(|p| self.err(p, "binding mismatch"))?;
+        let vals = &rb.vals[..];
+        let with_funs = |env: &Env<'m>| rb.bind_funs(env, &|| self.fresh_id());
         if vals.is_empty() {
             return Ok(Some(with_funs(env)));
         }
@@ -163,7 +146,7 @@ impl<'m, 'p> Eval<'m, 'p> {
             }
             e = with_funs(&e);
             let mut next = Vec::with_capacity(cur.len());
-            for b in &vals {
+            for b in vals {
                 let v = self.eval(&e, &b.expr)?;
                 e = with_funs(&self.bind_pat(&e, b.pos, &b.pat, v.clone())?);
                 next.push(v);
@@ -187,16 +170,11 @@ impl<'m, 'p> Eval<'m, 'p> {
         }
     }
 
-    fn closure(
-        &self,
-        env: &Env<'m>,
-        def: &'m FunDef,
-        rec: Option<(Rc<RecGroup<'m, Never>>, usize)>,
-    ) -> Value<'m> {
+    fn closure(&self, env: &Env<'m>, def: &'m FunDef) -> Value<'m> {
         Value::Clo(Rc::new(Closure {
             def,
             env: env.clone(),
-            rec,
+            rec: None,
             id: self.fresh_id(),
         }))
     }
@@ -224,7 +202,7 @@ impl<'m, 'p> Eval<'m, 'p> {
                 None => Err(self.err(*pos, format!("tag '{t} is undefined"))),
             },
             Expr::Var(pos, x) => self.lookup(env, *x, *pos),
-            Expr::Fun(f) => Ok(self.closure(env, f, None)),
+            Expr::Fun(f) => Ok(self.closure(env, f)),
             Expr::Op1(pos, op, a) => {
                 let v = self.eval(env, a)?;
                 ops.op1(*op, v).map_err(at(*pos))
@@ -421,13 +399,5 @@ impl<'m, 'p> Eval<'m, 'p> {
             .check(t.kind, &v)
             .map_err(|m| self.err(t.expr.pos(), m))?;
         Ok((holds != t.negated, cycle))
-    }
-}
-
-/// What the variables of a `let rec` pattern start from: `{}`, or a tuple of them.
-pub fn empty_for<'m, S: Stage>(pat: &Pat) -> Value<'m, S> {
-    match pat {
-        Pat::Var(_) => Value::Empty,
-        Pat::Tuple(xs) => Value::Tuple(Rc::new(vec![Value::Empty; xs.len()])),
     }
 }

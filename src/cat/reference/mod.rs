@@ -13,8 +13,6 @@
 
 mod eval;
 
-pub use eval::empty_for;
-
 use super::ast::*;
 use super::value::{Env, Procedure, TagName, Value};
 use super::{CatError, Failure, Model, Primitives, Verdict};

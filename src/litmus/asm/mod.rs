@@ -5,6 +5,7 @@ mod aarch64;
 mod ppc;
 mod x86;
 mod x86_64;
+pub(super) use x86_64::is_mnemonic as x86_64_mnemonic;
 
 use super::ast::*;
 use super::common::at_constraint;

@@ -69,6 +69,11 @@ fn mem(i: In, offset: i64) -> PResult<Operand> {
     Ok((after, Operand::Mem(m)))
 }
 
+/// Whether herd's X86_64 front end reads `word` as a mnemonic.
+pub fn is_mnemonic(word: &str) -> bool {
+    MNEMONICS.contains(&word)
+}
+
 /// The mnemonics herd's X86_64 front end knows.
 const MNEMONICS: &[&str] = &[
     "add",

@@ -6,8 +6,8 @@ use super::{C, CEnv, Compiler, Staged, Stop, V};
 use crate::cat::ast::*;
 use crate::cat::builtins::{self, Builtin};
 use crate::cat::ops::tag2set;
-use crate::cat::reference::empty_for;
-use crate::cat::value::{Closure, RecGroup, Slot, Value};
+use crate::cat::value::{Closure, Slot, Value};
+use crate::cat::value::{RecBindings, empty_for};
 use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
@@ -53,16 +53,11 @@ impl<'m> Compiler<'m, '_> {
         env.bind_pat(pat, v).map_err(|m| self.err(pos, m))
     }
 
-    fn closure(
-        &self,
-        env: &CEnv<'m>,
-        def: &'m FunDef,
-        rec: Option<(Rc<RecGroup<'m, Staged>>, usize)>,
-    ) -> V<'m> {
+    fn closure(&self, env: &CEnv<'m>, def: &'m FunDef) -> V<'m> {
         Value::Clo(Rc::new(Closure {
             def,
             env: env.clone(),
-            rec,
+            rec: None,
             id: self.fresh_id(),
         }))
     }
@@ -81,7 +76,7 @@ impl<'m> Compiler<'m, '_> {
                 None => Err(self.err(*pos, format!("tag '{t} is undefined"))),
             },
             Expr::Var(pos, x) => self.lookup(env, *x, *pos),
-            Expr::Fun(f) => Ok(self.closure(env, f, None)),
+            Expr::Fun(f) => Ok(self.closure(env, f)),
             Expr::Op1(pos, op, a) => {
                 let v = self.eval(env, a)?;
                 self.op1(*pos, *op, v)
@@ -502,26 +497,9 @@ impl<'m> Compiler<'m, '_> {
         bds: &'m [Binding],
         check: Option<&'m Test>,
     ) -> C<Option<CEnv<'m>>> {
-        let mut funs = Vec::new();
-        let mut vals = Vec::new();
-        for b in bds {
-            match (&b.pat, &b.expr) {
-                (Pat::Var(Some(x)), Expr::Fun(f)) => funs.push((*x, &**f)),
-                (Pat::Tuple(_), Expr::Fun(_)) => return Err(self.err(b.pos, "binding mismatch")),
-                _ => vals.push(b),
-            }
-        }
-        let with_funs = |env: &CEnv<'m>| {
-            let g = Rc::new(RecGroup {
-                env: env.clone(),
-                funs: funs.clone(),
-            });
-            let mut e = env.clone();
-            for (j, (name, def)) in funs.iter().enumerate() {
-                e = e.bind(*name, self.closure(env, def, Some((g.clone(), j))));
-            }
-            e
-        };
+        let rb = RecBindings::split(bds).map_err(|p| self.err(p, "binding mismatch"))?;
+        let vals = &rb.vals[..];
+        let with_funs = |env: &CEnv<'m>| rb.bind_funs(env, &|| self.fresh_id());
         if vals.is_empty() {
             return Ok(Some(with_funs(env)));
         }
@@ -534,7 +512,7 @@ impl<'m> Compiler<'m, '_> {
             }
             e = with_funs(&e);
             let mut next = Vec::with_capacity(cur.len());
-            for b in &vals {
+            for b in vals {
                 let v = self.eval(&e, &b.expr)?;
                 e = with_funs(&self.bind_pat(&e, b.pos, &b.pat, v.clone())?);
                 next.push(v);
@@ -543,7 +521,7 @@ impl<'m> Compiler<'m, '_> {
                 if check.is_some() {
                     return self.give_up(pos, "a checked fixpoint");
                 }
-                return self.fix(env, pos, &vals, &cur, &next, &with_funs).map(Some);
+                return self.fix(env, pos, vals, &cur, &next, &with_funs).map(Some);
             }
             if let Some(t) = check
                 && !self.check_known(&e, t)?
