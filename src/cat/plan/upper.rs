@@ -144,19 +144,10 @@ impl Up<'_, '_> {
                     return starts.iter().all(|&s| self.walk(r, s, flags.clone()));
                 }
                 Step::Orders(_) | Step::Picks(_) => {
-                    let Some((var, fs)) = self.choices(r, step) else {
+                    let Some(c) = self.choices(r, step) else {
                         return false;
                     };
-                    let level = plan.nodes[var as usize].level;
-                    return for_each_pick(&fs, |pick| {
-                        let mut v = Rel::empty(r.rel(var).universe());
-                        for (fac, &k) in fs.iter().zip(pick) {
-                            v.union_with(&fac[k]);
-                        }
-                        r.renew(level);
-                        r.set(var, In::Rel(&v));
-                        self.walk(r, i + 1, flags.clone())
-                    });
+                    return each_choice(plan, r, c, |r| self.walk(r, i + 1, flags.clone()));
                 }
             }
         }
@@ -178,6 +169,26 @@ impl Up<'_, '_> {
             _ => None,
         }
     }
+}
+
+/// `go` once per choice of a `with` step (its variable and the factors of its choices, as
+/// [`Up::choices`] gives them), the variable set to the choice; whether every `go` held.
+fn each_choice(
+    plan: &Plan,
+    r: &mut Replay,
+    (var, fs): (u32, Vec<Vec<Rc<Rel>>>),
+    mut go: impl FnMut(&mut Replay) -> bool,
+) -> bool {
+    let level = plan.nodes[var as usize].level;
+    for_each_pick(&fs, |pick| {
+        let mut v = Rel::empty(r.rel(var).universe());
+        for (fac, &k) in fs.iter().zip(pick) {
+            v.union_with(&fac[k]);
+        }
+        r.renew(level);
+        r.set(var, In::Rel(&v));
+        go(r)
+    })
 }
 
 /// The runs settling deferred checks on one location's events, its reads choosing one way.
@@ -207,19 +218,10 @@ impl Probe<'_, '_> {
                 Step::Fail(..) | Step::End(_) | Step::Halt | Step::Error(_) => return true,
                 Step::Choose(starts) => return starts.iter().all(|&s| self.walk(r, s)),
                 Step::Orders(_) | Step::Picks(_) => {
-                    let Some((var, fs)) = self.up.choices(r, step) else {
+                    let Some(c) = self.up.choices(r, step) else {
                         return false;
                     };
-                    let level = plan.nodes[var as usize].level;
-                    return for_each_pick(&fs, |pick| {
-                        let mut v = Rel::empty(r.rel(var).universe());
-                        for (fac, &k) in fs.iter().zip(pick) {
-                            v.union_with(&fac[k]);
-                        }
-                        r.renew(level);
-                        r.set(var, In::Rel(&v));
-                        self.walk(r, i + 1)
-                    });
+                    return each_choice(plan, r, c, |r| self.walk(r, i + 1));
                 }
             }
         }
