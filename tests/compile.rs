@@ -260,6 +260,32 @@ fn compiled_tests_print_in_syntax_our_parser_reads_back() {
     assert!(n > 300, "only {n} compiled tests");
 }
 
+/// A pointer held in memory (`int *p = &y;` in C) starts as herd's assembly writes it,
+/// `p=y;` (herd rejects `&` there), and the compiled test follows it as the C test does.
+#[test]
+fn a_pointer_in_memory_is_initialised_in_herds_syntax() {
+    let t = parse(
+        "C ptr\n{\nint y=1;\nint *p = &y;\n}\n\
+         P0(int *x, int **p) {\n  WRITE_ONCE(*x, 2);\n  smp_wmb();\n  WRITE_ONCE(*p, x);\n}\n\
+         P1(int **p) {\n  int *r2;\n  int r3;\n  r2 = READ_ONCE(*p);\n  r3 = READ_ONCE(*r2);\n}\n\
+         exists (1:r2=x /\\ 1:r3=1)\n",
+    )
+    .unwrap();
+    let c_states = judge(&t, "lkmm").states.len();
+    for m in MAPPINGS {
+        let c = compiled(&t, m);
+        let init = &c.text[c.text.find("\n{").unwrap()..c.text.find("\n}").unwrap()];
+        assert!(
+            init.contains(" p=y;") && !init.contains('&'),
+            "{m}:\n{}",
+            c.text
+        );
+        let map = Mapping::load(m).unwrap();
+        let j = judge(&c.test, hw(&map));
+        assert_eq!(j.states.len(), c_states, "{m}:\n{}", c.text);
+    }
+}
+
 /// Small C tests of every construct the compiler takes, with the constructs' effect on
 /// the final state only (one thread decides, another writes once): under every
 /// hardware model the compiled test has the C test's states, witness counts and

@@ -184,12 +184,20 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
         used,
     };
     // The C test's own init first (globals, then locals renamed), then the addresses.
+    // An address is `y` in herd's assembly init, never C's `&y` (which herd rejects).
     let mut all = Vec::new();
     for e in &test.init {
+        let value = match &e.value {
+            Some(ValueLit::Addr { name, .. }) => Some(ValueLit::Addr {
+                name: name.clone(),
+                amp: false,
+            }),
+            v => v.clone(),
+        };
         all.push(InitEntry {
             ty: None,
             loc: out.rename(&e.loc),
-            value: e.value.clone(),
+            value,
         });
     }
     all.extend(init);
