@@ -38,6 +38,11 @@ pub struct Tuning {
     /// Most branches a bound from above takes at one `with`, and most ways it tries for
     /// the reads of one location.
     pub bounded_branches: usize,
+    /// Most coherence orders one `with` may build (the product over its locations); 0: no
+    /// limit. Past it the run stops, undetermined (`Exhausted::Size`). Only the explainer
+    /// sets it: it takes every order unpruned, and its explanation is a best effort (a
+    /// judgement needs every order, and its budget bounds it).
+    pub orders_max: u64,
 }
 
 impl Default for Tuning {
@@ -52,6 +57,7 @@ impl Default for Tuning {
             prefix_trial: 128,
             shapes_kept: 4,
             bounded_branches: 64,
+            orders_max: 0,
         }
     }
 }
@@ -84,6 +90,7 @@ impl Tuning {
             prefix_trial: 0,
             shapes_kept: 1,
             bounded_branches: 64,
+            orders_max: 0,
         }
     }
 }

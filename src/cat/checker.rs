@@ -156,6 +156,7 @@ impl<'m> Checker<'m> {
                     report,
                     pays: &self.pays,
                     prune: self.tuning.prune_orders,
+                    orders_max: self.tuning.orders_max,
                     trial: self.tuning.prefix_trial,
                     budget,
                     stopped: None,

@@ -162,12 +162,14 @@ impl<'a, 'm> Pruner<'a, 'm> {
     /// spares the branches of every order of the others; alone, each order it passes is
     /// judged in full by the model right after, which finds the same failure.
     /// Building stops once `budget` runs out (the orders of one location alone may be
-    /// more than the memory holds).
+    /// more than the memory holds), and does not start when there would be more than
+    /// `max` orders in all (0: no limit), counted first.
     pub fn build(
         &mut self,
         classes: &[Set],
         base: &Rel,
         budget: &Budget,
+        max: u64,
     ) -> Result<Vec<Vec<Rc<Rel>>>, Exhausted> {
         let mut fs = Vec::with_capacity(classes.len());
         let bases: Vec<(Rel, bool)> = classes
@@ -178,6 +180,20 @@ impl<'a, 'm> Pruner<'a, 'm> {
                 (b, total)
             })
             .collect();
+        if max > 0 {
+            let all = classes
+                .iter()
+                .zip(&bases)
+                .try_fold(1u64, |all, (s, (b, _))| {
+                    let n = all.saturating_mul(b.count_linearisations(s, max));
+                    (n <= max).then_some(n)
+                });
+            if all.is_none() {
+                return Err(Exhausted::Size(format!(
+                    "more than {max} coherence orders at one `with`"
+                )));
+            }
+        }
         let choices = bases.iter().filter(|(_, total)| !total).count();
         for (s, (base, total)) in classes.iter().zip(bases) {
             let orders = if total {

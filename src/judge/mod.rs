@@ -968,6 +968,11 @@ pub(crate) fn explain(
     }
 }
 
+/// The most coherence orders the [`Explainer`] builds at one `with` (it takes each order
+/// on its own, unpruned): 8! (a 4-process lock emulation's lock word) and a few more.
+/// Past it the judging model's reason stays.
+const EXPLAIN_ORDERS_MAX: u64 = 100_000;
+
 /// [`explain`], then, when the reason names what no base edges explain (a shortcut of the
 /// model's: a step only its relation gives, before any coherence order is chosen), a
 /// failure of the [`Explainer`] on the same candidate that is explained: of the check the
@@ -992,6 +997,7 @@ pub(crate) fn explain_with(
     // explaining model tries every coherence order, which the reference builds whole).
     let tuning = Tuning {
         prune_orders: false,
+        orders_max: EXPLAIN_ORDERS_MAX,
         ..Tuning::default()
     };
     let checker = Checker::new(model, &tuning);

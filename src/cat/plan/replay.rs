@@ -464,6 +464,8 @@ pub struct Run<'a, 'e> {
     pub pays: &'a Tally,
     /// See `Tuning::prune_orders`.
     pub prune: bool,
+    /// See `Tuning::orders_max`.
+    pub orders_max: u64,
     /// See `Tuning::prefix_trial`.
     pub trial: u32,
     /// What the run may spend: polled at each branch.
@@ -619,7 +621,7 @@ fn orders(
             Box::new(move || coherence),
             Box::new(move || prune.then(|| Box::new(below) as Box<dyn Below + '_>)),
         );
-        let fs = pruner.build(&o.classes, &base, run.budget);
+        let fs = pruner.build(&o.classes, &base, run.budget, run.orders_max);
         (fs, pruner.failure())
     };
     let fs = match fs {
