@@ -149,9 +149,14 @@ pub fn run(a: &CheckArgs) -> i32 {
         }
         return if status == 0 && mismatch { 1 } else { status };
     }
+    // Whole records (with every final state) only where they are printed.
+    let record = match format {
+        "table" | "json" | "jsonl" => record::of,
+        _ => record::status,
+    };
     let recs: Vec<Record> = records
         .iter()
-        .map(|r| record::of(r, &columns[r.column], place[r.file.as_path()]))
+        .map(|r| record(r, &columns[r.column], place[r.file.as_path()]))
         .collect();
     match format {
         "herd" => {

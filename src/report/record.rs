@@ -252,9 +252,10 @@ pub fn exhausted_status(why: &Exhausted) -> &'static str {
     }
 }
 
-/// The record of one (file, model) of a batch, the `index`th file of the batch, under the
-/// table heading `column_name`.
-pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
+/// What a batch's summary needs of one (file, model): where it is, its status, message,
+/// warnings and disagreement with the test's `Result:` comment; no answer (a ring's half
+/// a million final states as JSON maps take gigabytes) and no herd block.
+pub fn status(r: &Judged, column_name: &str, index: usize) -> Record {
     let t = r.test.as_deref();
     let mut rec = Record {
         file: r.file.display().to_string(),
@@ -282,9 +283,7 @@ pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
     };
     match (&r.status, t) {
         (Status::NotApplicable, _) => rec.status = "not-applicable".into(),
-        (Status::Judged(j), Some(t)) => {
-            rec.answer = Some(answer(t, j));
-            rec.herd = herd::block(t, j);
+        (Status::Judged(j), Some(_)) => {
             rec.warnings = j.warnings.iter().map(|w| w.msg.clone()).collect();
             let expected = crate::litmus::read_source(&r.file)
                 .ok()
@@ -302,9 +301,6 @@ pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
                 candidates: explored.candidates,
                 states: explored.states,
             });
-            if let Some(t) = t {
-                rec.herd = herd::undetermined(t, why, explored);
-            }
         }
         (Status::Error(d), _) => {
             rec.status = "error".into();
@@ -316,6 +312,23 @@ pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
             rec.status = "error".into();
             rec.message = "judged without a test".into();
         }
+    }
+    rec
+}
+
+/// The record of one (file, model) of a batch, the `index`th file of the batch, under the
+/// table heading `column_name`: its [`status`] with the answer and herd's block.
+pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
+    let mut rec = status(r, column_name, index);
+    match (&r.status, r.test.as_deref()) {
+        (Status::Judged(j), Some(t)) => {
+            rec.answer = Some(answer(t, j));
+            rec.herd = herd::block(t, j);
+        }
+        (Status::Undetermined(why, explored), Some(t)) => {
+            rec.herd = herd::undetermined(t, why, explored);
+        }
+        _ => {}
     }
     rec
 }
@@ -345,8 +358,9 @@ impl Record {
         self.status != "not-applicable"
     }
 
-    /// Whether it has an answer.
+    /// Whether the test was judged (`ok`: it has an answer, unless only its [`status`]
+    /// was recorded).
     pub fn judged(&self) -> bool {
-        self.answer.is_some()
+        self.status == "ok"
     }
 }
