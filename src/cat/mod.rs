@@ -525,6 +525,13 @@ impl Model {
         Ok(())
     }
 
+    /// Whether some binding of the model names `x` (`let`, a parameter, `with`, ...):
+    /// else `x` is always herd's primitive of that name, and an environment need not be
+    /// searched for it (the model's definitions make it hundreds of bindings long).
+    pub fn binds(&self, x: Sym) -> bool {
+        self.bound.get(x.0 as usize).copied().unwrap_or(true)
+    }
+
     /// Precomputes what runs need: bound names, tag types, bell set names.
     fn analyse(&mut self) {
         let mut bound = vec![false; self.names.len()];

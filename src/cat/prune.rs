@@ -273,7 +273,7 @@ pub fn rejects_po_rf_cycles(m: &super::Model) -> bool {
     else {
         return false;
     };
-    let id = names.get("id").filter(|&s| !m.bound[s.0 as usize]);
+    let id = names.get("id").filter(|&s| !m.binds(s));
     let mut scan = Scan::new(
         m,
         Roots {

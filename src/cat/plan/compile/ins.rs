@@ -474,7 +474,7 @@ impl<'m> Compiler<'m, '_> {
     fn guard(&self, env: &CEnv<'m>, x: Sym, k: &Kont<'m>) -> Option<Guard<'m>> {
         let m = self.m;
         let (rf, po_loc) = (m.names.get("rf")?, m.names.get("po-loc")?);
-        let id = m.names.get("id").filter(|s| !m.bound[s.0 as usize]);
+        let id = m.names.get("id").filter(|&s| !m.binds(s));
         let roots = Roots {
             co: Some(x),
             rf,
