@@ -969,9 +969,10 @@ pub(crate) fn explain(
 }
 
 /// The most coherence orders the [`Explainer`] builds at one `with` (it takes each order
-/// on its own, unpruned): 8! (a 4-process lock emulation's lock word) and a few more.
-/// Past it the judging model's reason stays.
-const EXPLAIN_ORDERS_MAX: u64 = 100_000;
+/// on its own, unpruned): 7!. A 3-process lock emulation's lock word has 6! orders; a
+/// 4-process one's 8! would cost more than judging the test. Past it the judging
+/// model's reason stays.
+const EXPLAIN_ORDERS_MAX: u64 = 5_040;
 
 /// [`explain`], then, when the reason names what no base edges explain (a shortcut of the
 /// model's: a step only its relation gives, before any coherence order is chosen), a
