@@ -286,6 +286,27 @@ fn a_pointer_in_memory_is_initialised_in_herds_syntax() {
     }
 }
 
+/// A local the condition shows but only one path assigns (undeclared, as herd's C allows)
+/// keeps 0 on the other paths: its register is never a scratch register, such as the one
+/// holding a cmpxchg's expected value (corpus: `C-zx2c4-atomic`, unsound everywhere).
+#[test]
+fn a_shown_local_is_never_a_scratch_register() {
+    let t = parse(
+        "C zx2c4\n{\nint a=1;\n}\n\
+         P0(int *a, int *b) {\n  if (atomic_cmpxchg(a, 1, 0) == 1) {\n    r1 = READ_ONCE(*b);\n  }\n}\n\
+         P1(int *a) {\n  WRITE_ONCE(*a, 2);\n}\n\
+         exists (0:r1=1)\n",
+    )
+    .unwrap();
+    assert_eq!(judge(&t, "lkmm").observation(), "Never");
+    for m in MAPPINGS {
+        let c = compiled(&t, m);
+        let map = Mapping::load(m).unwrap();
+        let j = judge(&c.test, hw(&map));
+        assert_eq!(j.observation(), "Never", "{m}:\n{}", c.text);
+    }
+}
+
 /// Small C tests of every construct the compiler takes, with the constructs' effect on
 /// the final state only (one thread decides, another writes once): under every
 /// hardware model the compiled test has the C test's states, witness counts and

@@ -406,10 +406,19 @@ impl<'a> Gen<'a> {
                 self.bind(&p.name, Bind::Local(r));
             }
         }
-        // Locals the init block sets keep their register from the start.
-        for e in &test.init {
-            if let LocRef::Reg { proc, reg } = &e.loc
+        // Locals the init block sets, and those the final state shows, keep their register
+        // from the start: no scratch use may leave a value there on a path that never
+        // assigns them (a C local starts at 0, as a register does).
+        let mut shown: Vec<LocRef> = test.init.iter().map(|e| e.loc.clone()).collect();
+        shown.extend(test.locations.iter().cloned());
+        let props = std::iter::once(&test.condition.prop).chain(test.filter.as_ref());
+        for p in props {
+            crate::exec::program::prop_locs(p, &mut |l| shown.push(l.clone()));
+        }
+        for l in &shown {
+            if let LocRef::Reg { proc, reg } = l
                 && *proc == self.proc
+                && self.lookup(reg).is_none()
             {
                 self.local(reg)?;
             }
