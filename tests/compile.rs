@@ -491,13 +491,7 @@ fn the_kernel_fallbacks_build_orderings_from_relaxed_forms() {
             .cite
             .contains("ldSET")
     );
-    for m in [
-        "ppc-lwsync",
-        "ppc-sync",
-        "aarch64-llsc",
-        "aarch64-lse",
-        "x86",
-    ] {
+    for m in MAPPINGS {
         let map = Mapping::load(m).unwrap();
         assert!(map.entries().all(|e| !e.cite.is_empty()));
         for name in [
@@ -653,13 +647,7 @@ fn every_primitive_the_checker_accepts_has_an_entry_in_every_mapping() {
         .collect();
     assert!(names.len() > 300, "{} names", names.len());
     let mut missing = Vec::new();
-    for m in [
-        "ppc-lwsync",
-        "ppc-sync",
-        "aarch64-llsc",
-        "aarch64-lse",
-        "x86",
-    ] {
+    for m in MAPPINGS {
         let map = Mapping::load(m).unwrap();
         for n in &names {
             // `likely()`/`unlikely()` are the compiler's `!!(x)`, no table entry.

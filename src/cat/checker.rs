@@ -95,13 +95,19 @@ impl<'m> Checker<'m> {
 
     /// The plan of the shape `shapes` (of candidate `p`), made when first met.
     fn shape(&self, p: &Primitives, shapes: &[u32], budget: &Budget) -> Rc<Shape<'m>> {
-        let key = (p.n, shapes.to_vec());
+        // Called for every candidate: the shape met last is found without allocating.
         let mut kept = self.shapes.borrow_mut();
-        if let Some(k) = kept.iter().position(|s| s.key == key) {
-            let s = kept.remove(k);
-            kept.push(s.clone());
-            return s;
+        if let Some(k) = kept
+            .iter()
+            .position(|s| s.key.0 == p.n && s.key.1 == shapes)
+        {
+            if k + 1 < kept.len() {
+                let s = kept.remove(k);
+                kept.push(s);
+            }
+            return kept.last().expect("just found").clone();
         }
+        let key = (p.n, shapes.to_vec());
         let st = self.stats.get();
         let hopeless = st.plans == 0 && st.given_up >= GIVE_UP_AFTER;
         let plan = match self.tuning.plans && !hopeless {

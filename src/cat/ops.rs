@@ -7,7 +7,7 @@
 //! messages, for the caller to locate.
 
 use super::Model;
-use super::ast::{Op1, TestKind};
+use super::ast::{Op1, Pos, TestKind};
 use super::value::{
     Stage, Value, cmp, is_empty_coll, pair_rel, valset, valset_add, valset_contains,
 };
@@ -368,6 +368,27 @@ impl<'m> Ops<'m> {
             }
         })
     }
+}
+
+/// herd's `match` on a tag: the branch of the clause naming `v`'s tag, else the default
+/// `d`. An error is located at `at` (the match) when no clause names the tag, at `of` (the
+/// matched expression) when `v` is no tag.
+pub fn tag_branch<'c, T, S: Stage>(
+    v: &Value<'_, S>,
+    cls: &'c [(String, T)],
+    d: Option<&'c T>,
+    at: Pos,
+    of: Pos,
+) -> Result<&'c T, (Pos, String)> {
+    let Value::Tag(tag) = v else {
+        let t = v.type_name();
+        return Err((of, format!("matching on non-tag value of type '{t}'")));
+    };
+    let name = &tag.name;
+    let branch = cls.iter().find(|(t, _)| t == name).map(|(_, b)| b);
+    branch
+        .or(d)
+        .ok_or_else(|| (at, format!("pattern matching failed on value '{name}'")))
 }
 
 /// A tag taken as the set holding it, where a set is expected.

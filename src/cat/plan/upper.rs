@@ -48,15 +48,7 @@ pub fn bound(
 ) -> Option<Bound> {
     debug_assert_eq!(r.sense, SENSE);
     r.start(plan, p, budget);
-    let loc = p.rels.get("loc");
-    let mut up = Up {
-        plan,
-        loc,
-        events: p.events,
-        tuning,
-        branches: Vec::new(),
-        deferred: Vec::new(),
-    };
+    let mut up = Up::new(plan, p, tuning);
     let ok = up.walk(r, 0, Vec::new());
     if !ok || r.exhausted.is_some() {
         return None;
@@ -74,14 +66,7 @@ pub fn bound(
             r.renew(1);
             r.set(rf, In::Rel(choice));
             let mut probe = Probe {
-                up: Up {
-                    plan,
-                    loc,
-                    events: p.events,
-                    tuning,
-                    branches: Vec::new(),
-                    deferred: Vec::new(),
-                },
+                up: Up::new(plan, p, tuning),
                 tests: &deferred,
                 on: &events,
             };
@@ -103,7 +88,19 @@ struct Up<'a, 'm> {
     deferred: Vec<usize>,
 }
 
-impl Up<'_, '_> {
+impl<'a, 'm> Up<'a, 'm> {
+    /// A run of `plan` on the union `p`, no branch or deferred check met yet.
+    fn new(plan: &'a Plan<'m>, p: &'a Primitives, tuning: &'a Tuning) -> Self {
+        Up {
+            plan,
+            loc: p.rels.get("loc"),
+            events: p.events,
+            tuning,
+            branches: Vec::new(),
+            deferred: Vec::new(),
+        }
+    }
+
     /// Runs the steps from `from` on; false when the bound is given up.
     fn walk(&mut self, r: &mut Replay, from: usize, mut flags: Vec<String>) -> bool {
         let plan = self.plan;

@@ -14,7 +14,8 @@
 mod eval;
 
 use super::ast::*;
-use super::value::{Env, Procedure, TagName, Value};
+use super::ops::tag_branch;
+use super::value::{Env, Procedure, Value};
 use super::{CatError, Failure, Model, Primitives, Verdict};
 use crate::budget::Budget;
 use eval::{Eval, R};
@@ -187,15 +188,9 @@ impl<'m> Runner<'_, 'm, '_> {
             },
             Ins::Match(pos, e, cls, d) => {
                 let v = ev.eval(&st.env, e)?;
-                let Value::Tag(TagName { name, .. }) = v else {
-                    let t = v.type_name();
-                    return Err(ev.err(e.pos(), format!("matching on non-tag value of type '{t}'")));
-                };
-                let branch = cls.iter().find(|(t, _)| t == name).map(|(_, b)| b);
-                return match branch.or(d.as_ref()) {
-                    Some(b) => Ok(Step::Jump(k.push(Frame::Seq(b)))),
-                    None => Err(ev.err(*pos, format!("pattern matching failed on value '{name}'"))),
-                };
+                let b = tag_branch(&v, cls, d.as_ref(), *pos, e.pos())
+                    .map_err(|(p, m)| ev.err(p, m))?;
+                return Ok(Step::Jump(k.push(Frame::Seq(b))));
             }
             Ins::Test(t, ty) => {
                 let (ok, cycle) = ev.test(&st.env, t)?;

@@ -5,7 +5,7 @@ use super::super::{Fix, Op};
 use super::{C, CEnv, Compiler, Staged, Stop, V};
 use crate::cat::ast::*;
 use crate::cat::builtins::{self, Builtin};
-use crate::cat::ops::tag2set;
+use crate::cat::ops::{tag_branch, tag2set};
 use crate::cat::value::{Closure, Slot, Value};
 use crate::cat::value::{RecBindings, empty_for};
 use crate::rel::{Rel, Set};
@@ -140,22 +140,12 @@ impl<'m> Compiler<'m, '_> {
                 Some(env) => self.eval(&env, body),
                 None => Err(self.err(*pos, "check failed in recursive binding")),
             },
-            Expr::Match(pos, a, cls, d) => match self.eval(env, a)? {
-                Value::Tag(tag) => match cls.iter().find(|(t, _)| *t == tag.name) {
-                    Some((_, c)) => self.eval(env, c),
-                    None => match d {
-                        Some(d) => self.eval(env, d),
-                        None => Err(self.err(
-                            *pos,
-                            format!("pattern matching failed on value '{}'", tag.name),
-                        )),
-                    },
-                },
-                v => Err(self.err(
-                    a.pos(),
-                    format!("matching on non-tag value of type '{}'", v.type_name()),
-                )),
-            },
+            Expr::Match(pos, a, cls, d) => {
+                let v = self.eval(env, a)?;
+                let c = tag_branch(&v, cls, d.as_deref(), *pos, a.pos())
+                    .map_err(|(p, m)| self.err(p, m))?;
+                self.eval(env, c)
+            }
             Expr::MatchSet(pos, a, empty, cl) => {
                 let v = self.eval(env, a)?;
                 if v.is_staged() {

@@ -8,8 +8,9 @@ use crate::cat::Failure;
 use crate::cat::ast::*;
 use crate::cat::builtins::{classes_loc, prim_rel, prim_set};
 use crate::cat::native::{self, Native};
+use crate::cat::ops::tag_branch;
 use crate::cat::prune::{ALL, Found, Roots, Scan};
-use crate::cat::value::{Procedure, TagName, Value};
+use crate::cat::value::{Procedure, Value};
 use crate::rel::{Rel, Set};
 use std::rc::Rc;
 
@@ -173,19 +174,9 @@ impl<'m> Compiler<'m, '_> {
             },
             Ins::Match(pos, e, cls, d) => {
                 let v = self.eval(env, e)?;
-                let Value::Tag(TagName { name, .. }) = v else {
-                    let t = v.type_name();
-                    return Err(
-                        self.err(e.pos(), format!("matching on non-tag value of type '{t}'"))
-                    );
-                };
-                let branch = cls.iter().find(|(t, _)| t == name).map(|(_, b)| b);
-                return match branch.or(d.as_ref()) {
-                    Some(b) => Ok(Next::Jump(k.push(Frame::Seq(b)))),
-                    None => {
-                        Err(self.err(*pos, format!("pattern matching failed on value '{name}'")))
-                    }
-                };
+                let b = tag_branch(&v, cls, d.as_ref(), *pos, e.pos())
+                    .map_err(|(p, m)| self.err(p, m))?;
+                return Ok(Next::Jump(k.push(Frame::Seq(b))));
             }
             Ins::Test(t, ty) => return self.test(env, t, *ty),
             Ins::Show(_) | Ins::Events(_) | Ins::Debug(..) => {}
