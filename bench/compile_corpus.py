@@ -27,6 +27,10 @@ first attempt).
 
 Results go to --out as JSON lines, one per finished step, and a rerun with the same --out
 skips what is there (--fresh starts over), so a run of hours can be stopped and resumed.
+Each record is a digest (what the summary needs: statuses, counts, a hash of each
+final-state set, and the first few states of each list that separates mappings, with its
+length), for a test's whole answer can run to millions of states; memory holds the
+digests and a compiled test's text only while its test is in flight.
 
     bench/compile_corpus.py --bin target/release/litmus [--corpus ../shared/corpus]
         [--herd /work/herd/bin/herd7] [--timeout 10] [--herd-timeout 60] [--jobs 2]
@@ -41,6 +45,7 @@ every unsound state (a compiled form reaches it, the LKMM forbids it).
 import argparse
 import collections
 import concurrent.futures as cf
+import hashlib
 import json
 import os
 import re
@@ -153,11 +158,77 @@ def herd_answer(args, mapping, text, model=None):
             "pos": int(o.group(2)), "neg": int(o.group(3)), "loop": bool(m.group(2))}
 
 
+SHOWN = 12  # states kept (and printed) per list; more are counted, not kept
+
+
+def answer_digest(a):
+    """An answer (ours on a compiled test, or herd7's) without its final states: their
+    number, a hash of the normalised set, and the first SHOWN of them to print."""
+    keep = {k: v for k, v in a.items() if k not in ("states", "herd", "forbidden_by", "witness")}
+    if "states" in a:
+        norm = sorted(map(norm_state, a["states"]))
+        keep["nstates"] = len(norm)
+        keep["states_hash"] = hashlib.sha1("\n".join(norm).encode()).hexdigest()
+        keep["states"] = a["states"][:SHOWN]
+    if "message" in a:
+        keep["message"] = a["message"][-400:]
+    if "with_litmus_model" in a:
+        keep["with_litmus_model"] = answer_digest(a["with_litmus_model"])
+    return keep
+
+
+def check_digest(r):
+    """`litmus check --compile`'s record on one C test, reduced to what the summary uses:
+    each column's answer digest, the LKMM's status, and the states that separate the
+    lwsync/sync unlocks, that the LKMM allows and an architecture never reaches, and the
+    unsound ones (each list cut at SHOWN, with its length)."""
+    if r.get("status") != "ok":
+        return {k: v for k, v in r.items() if k != "record"}
+    rec = r["record"]
+    r = {"file": r["file"], "task": r["task"]}
+    cols = {x["mapping"]: x for x in rec["columns"]}
+    ok = lambda m: cols.get(m, {}).get("status") == "ok"
+    d = {**r, "status": "ok", "lkmm_status": rec["lkmm"]["status"],
+         "lkmm_observation": rec["lkmm"].get("observation"),
+         "columns": [answer_digest(c) for c in rec["columns"]], "compared": "states" in rec}
+    if "states" not in rec:
+        return d
+    rows = rec["states"]
+    cut = lambda xs: {"n": len(xs), "first": xs[:SHOWN]}
+    if ok("ppc-lwsync") and ok("ppc-sync"):
+        lw = [x["state"] for x in rows if x["hw"].get("ppc-lwsync") and not x["hw"].get("ppc-sync")]
+        sy = [x["state"] for x in rows if x["hw"].get("ppc-sync") and not x["hw"].get("ppc-lwsync")]
+        if lw or sy:
+            d["sep"] = {"lkmm": rec["lkmm"]["observation"], "lw": cols["ppc-lwsync"]["observation"],
+                        "sy": cols["ppc-sync"]["observation"], "only_lw": cut(lw), "only_sy": cut(sy),
+                        "lkmm_forbids_lw": [s for s in lw if any(
+                            x["state"] == s and not x["lkmm"] for x in rows)][:SHOWN]}
+    d["unsound"] = ["%s reaches %s" % (u["mapping"], u["state"]) for u in rec["unsound"]]
+    d["weaker"] = {m: {"cut_by_unroll": cols[m]["loop"], **cut(st)}
+                   for m, st in rec["lkmm_weaker_than"].items() if st}
+    d["weaker_arch"] = {}
+    for arch in ("PPC", "AArch64", "X86_64"):
+        ms = [m for m in MAPPINGS if ARCH[m] == arch and ok(m)]
+        if ms:
+            st = [x["state"] for x in rows if x["lkmm"] and not any(x["hw"].get(m) for m in ms)]
+            if st:
+                d["weaker_arch"][arch] = {"cut_by_unroll": any(cols[m]["loop"] for m in ms), **cut(st)}
+    return d
+
+
+def digest(r):
+    """What memory keeps of one record of --out (see the module's doc)."""
+    if r["task"] == "check":
+        return check_digest(r)
+    if r["task"].startswith("compile:"):
+        return {k: v for k, v in r.items() if k != "text"}
+    return answer_digest(r)
+
+
 def agreement(ours, herd):
     """'agree' (states, observation, witnesses and Loop), 'agree-answer' (states and
-    observation only), or 'DISAGREE'."""
-    if sorted(map(norm_state, ours["states"])) != sorted(map(norm_state, herd["states"])) \
-            or ours["observation"] != herd["observation"]:
+    observation only), or 'DISAGREE'. Both are digests."""
+    if ours["states_hash"] != herd["states_hash"] or ours["observation"] != herd["observation"]:
         return "DISAGREE"
     if (ours["pos"], ours["neg"], ours["loop"]) != (herd["pos"], herd["neg"], herd["loop"]):
         return "agree-answer"
@@ -193,8 +264,8 @@ def main():
         undetermined = set()
         for line in open(args.timeouts_of):
             r = json.loads(line)
-            if r["task"] == "check" and (r.get("status") != "ok" or any(
-                    x["status"] == "timeout" for x in [r["record"]["lkmm"]] + r["record"]["columns"])):
+            if r["task"] == "check" and (r.get("status") != "ok" or r["lkmm_status"] == "timeout"
+                                         or any(x["status"] == "timeout" for x in r["columns"])):
                 undetermined.add(r["file"])
         tests = [t for t in tests if t in undetermined]
     done = {}
@@ -207,25 +278,31 @@ def main():
         out = open(args.out, "a" if not args.fresh else "w")
 
         def record(r):
+            r = digest(r)
             with lock:
                 done[(r["file"], r["task"])] = r
                 out.write(json.dumps(r) + "\n")
                 out.flush()
+
+        texts = {}  # (test, mapping) -> compiled text, while the test is in flight
 
         def compile_task(t):
             for m in MAPPINGS:
                 if (t, "compile:" + m) not in done:
                     c = compile_one(args, t, m)
                     record({"file": t, "task": "compile:" + m, **c})
+                    if c["compiled"]:
+                        texts[(t, m)] = c["text"]
 
         def ours(t, m):
             c = done.get((t, "check"), {})
-            for col in c.get("record", {}).get("columns", []):
+            for col in c.get("columns", []):
                 if col["mapping"] == m:
                     return col
             return {}
 
         def test_task(t):
+            compile_task(t)
             if (t, "check") not in done:
                 record({"file": t, "task": "check", **check_compile(args, t)})
             if not args.herd:
@@ -239,15 +316,15 @@ def main():
                 elif sibling and done.get((t, "herd:" + sibling), {}).get("status") == "timeout":
                     h = {"status": "not-run", "why": "herd7 timed out on " + sibling}
                 else:
-                    text = done[(t, "compile:" + m)]["text"]
+                    text = texts.pop((t, m), None) or compile_one(args, t, m)["text"]
                     h = herd_answer(args, m, text)
-                    if h["status"] == "ok" and agreement(ours(t, m), h) == "DISAGREE":
+                    if h["status"] == "ok" and agreement(ours(t, m), answer_digest(h)) == "DISAGREE":
                         h["with_litmus_model"] = herd_answer(
                             args, m, text, ["-I", CAT, "-model", os.path.join(CAT, OUR_MODEL[m])])
                 record({"file": t, "task": "herd:" + m, **h})
+            for m in MAPPINGS:
+                texts.pop((t, m), None)
 
-        for t in tests:
-            compile_task(t)
         n = len(tests)
         with cf.ThreadPoolExecutor(args.jobs) as ex:
             futs = [ex.submit(test_task, t) for t in tests]
@@ -266,7 +343,7 @@ def summary(tests, done, corpus):
     for t in tests:
         c = done.get((t, "check"))
         if c and c.get("status") == "ok":
-            for col in c["record"]["columns"]:
+            for col in c["columns"]:
                 ours_of[(t, col["mapping"])] = col
     print("\n| mapping | compiled | not compiled | litmus timeout | herd7 and litmus agree | of which also witnesses and Loop | disagree | herd7 timeout | herd7 not run | herd7 error |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -336,58 +413,42 @@ def summary(tests, done, corpus):
     weaker_arch = collections.defaultdict(list)
     lk_status = collections.Counter()
     compared = 0
+    shown = lambda c: " ".join(c["first"]) + (" (and %d more)" % (c["n"] - len(c["first"]))
+                                              if c["n"] > len(c["first"]) else "")
     for t in tests:
         c = done.get((t, "check"))
         if not c or c.get("status") != "ok":
             lk_status[c.get("status") if c else "not run"] += 1
             continue
-        r = c["record"]
-        lk_status["lkmm " + r["lkmm"]["status"]] += 1
-        if "states" not in r:
+        lk_status["lkmm " + c["lkmm_status"]] += 1
+        if not c["compared"]:
             continue
         compared += 1
-        cols = {x["mapping"]: x for x in r["columns"]}
-        ok = lambda m: cols.get(m, {}).get("status") == "ok"
-        rows = r["states"]
-        if ok("ppc-lwsync") and ok("ppc-sync"):
-            diff = [x["state"] for x in rows if x["hw"].get("ppc-lwsync") != x["hw"].get("ppc-sync")]
-            if diff:
-                lw = [x["state"] for x in rows if x["hw"].get("ppc-lwsync") and not x["hw"].get("ppc-sync")]
-                sy = [x["state"] for x in rows if x["hw"].get("ppc-sync") and not x["hw"].get("ppc-lwsync")]
-                lk_lw = [s for s in lw if any(x["state"] == s and x["lkmm"] for x in rows)]
-                sep.append((rel(t), r["lkmm"]["observation"], cols["ppc-lwsync"]["observation"],
-                            cols["ppc-sync"]["observation"], lw, sy, lk_lw))
-        for u in r["unsound"]:
-            unsound.append("%s: %s reaches %s" % (rel(t), u["mapping"], u["state"]))
-        for m, states in r["lkmm_weaker_than"].items():
-            if states:
-                (weaker_cut if cols[m]["loop"] else weaker)[m].append((rel(t), states))
-        for arch in ("PPC", "AArch64", "X86_64"):
-            ms = [m for m in MAPPINGS if ARCH[m] == arch and ok(m)]
-            if not ms:
-                continue
-            st = [x["state"] for x in rows if x["lkmm"] and not any(x["hw"].get(m) for m in ms)]
-            if st:
-                weaker_arch[arch].append((rel(t), st, any(cols[m]["loop"] for m in ms)))
+        if "sep" in c:
+            sep.append((rel(t), c["sep"]))
+        unsound += ["%s: %s" % (rel(t), u) for u in c["unsound"]]
+        for m, w in c["weaker"].items():
+            (weaker_cut if w["cut_by_unroll"] else weaker)[m].append((rel(t), shown(w)))
+        for arch, w in c["weaker_arch"].items():
+            weaker_arch[arch].append((rel(t), w["cut_by_unroll"]))
     print("\nLKMM vs compiled forms: %d tests compared (%s)" % (
         compared, ", ".join("%s %d" % kv for kv in sorted(lk_status.items()))))
     print("\ntests that separate the lwsync and sync unlocks on POWER: %d" % len(sep))
-    for f, lk, lw, sy, only_lw, only_sy, lk_lw in sep:
+    for f, x in sep:
         print("   %s: lkmm %s, ppc-lwsync %s, ppc-sync %s; only lwsync reaches %s%s%s" % (
-            f, lk, lw, sy, " ".join(only_lw) or "-",
-            ("; only sync reaches " + " ".join(only_sy)) if only_sy else "",
-            "" if only_lw and len(lk_lw) == len(only_lw) else "  (LKMM FORBIDS %s)" % " ".join(
-                s for s in only_lw if s not in lk_lw)))
+            f, x["lkmm"], x["lw"], x["sy"], shown(x["only_lw"]) or "-",
+            ("; only sync reaches " + shown(x["only_sy"])) if x["only_sy"]["n"] else "",
+            "  (LKMM FORBIDS %s)" % " ".join(x["lkmm_forbids_lw"]) if x["lkmm_forbids_lw"] else ""))
     print("\ntests where the LKMM allows a state the compiled form never reaches:")
     print("   (complete: the compiled test's runs were not cut by -unroll; cut: some were, so the state may need more iterations)")
     for m in MAPPINGS:
         print("   %-13s %4d complete, %4d cut" % (m, len(weaker[m]), len(weaker_cut[m])))
     for arch in ("PPC", "AArch64", "X86_64"):
         w = weaker_arch[arch]
-        print("   %-13s %4d (no variant reaches it; %d with runs cut)" % (arch, len(w), sum(1 for x in w if x[2])))
+        print("   %-13s %4d (no variant reaches it; %d with runs cut)" % (arch, len(w), sum(1 for x in w if x[1])))
     for m in MAPPINGS:
         for f, st in weaker[m]:
-            print("   %s complete: %s: %s" % (m, f, " ".join(st)))
+            print("   %s complete: %s: %s" % (m, f, st))
     print("\nunsound states (a compiled form reaches it, the LKMM forbids it): %d" % len(unsound))
     for u in unsound:
         print("   " + u)
