@@ -427,16 +427,47 @@ fn stars(mut i: In) -> PResult<usize> {
     }
 }
 
-const PUNCTS: &[&str] = &[
-    "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=",
-    "*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%", "<", ">", "=", "!", "~", "&", "|",
-    "^", "?", ":", "(", ")", "[", "]", "{", "}", ",", ";", ".",
-];
+/// C's punctuators that start with `b`, longest first.
+fn puncts_from(b: u8) -> &'static [&'static str] {
+    match b {
+        b'<' => &["<<=", "<<", "<=", "<"],
+        b'>' => &[">>=", ">>", ">=", ">"],
+        b'-' => &["->", "--", "-=", "-"],
+        b'+' => &["++", "+=", "+"],
+        b'&' => &["&&", "&=", "&"],
+        b'|' => &["||", "|=", "|"],
+        b'=' => &["==", "="],
+        b'!' => &["!=", "!"],
+        b'*' => &["*=", "*"],
+        b'/' => &["/=", "/"],
+        b'%' => &["%=", "%"],
+        b'^' => &["^=", "^"],
+        b'~' => &["~"],
+        b'?' => &["?"],
+        b':' => &[":"],
+        b'(' => &["("],
+        b')' => &[")"],
+        b'[' => &["["],
+        b']' => &["]"],
+        b'{' => &["{"],
+        b'}' => &["}"],
+        b',' => &[","],
+        b';' => &[";"],
+        b'.' => &["."],
+        _ => &[],
+    }
+}
 
-/// The longest punctuator at `i`.
+/// The longest punctuator at `i`. (Every parser that wants a symbol asks this, millions of
+/// times in a batch: hence a table by first byte rather than a scan of them all.)
 fn any_punct(i: In) -> PResult<&'static str> {
-    let s = *i.fragment();
-    match PUNCTS.iter().find(|p| s.starts_with(**p)) {
+    let s = i.fragment().as_bytes();
+    let found = s.first().and_then(|&b| {
+        puncts_from(b)
+            .iter()
+            .find(|p| s.starts_with(p.as_bytes()))
+    });
+    match found {
         Some(p) => Ok((take(p.len())(i)?.0, *p)),
         None => soft_want(i, Wanted::Nothing),
     }
