@@ -14,7 +14,7 @@ use super::tally::Tally;
 use super::{CheckKind, Failure};
 use crate::budget::{Budget, Exhausted};
 use crate::rel::{Rel, Set};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 /// The SC-per-location guard found after a `with`, ready to test orders.
@@ -257,7 +257,7 @@ pub struct Scan<'m> {
     m: &'m super::Model,
     roots: Roots,
     /// Names rebound since the `with`, with what their value contains.
-    cov: HashMap<Sym, u8>,
+    cov: FxHashMap<Sym, u8>,
     /// What a check's relation must contain to be the guard.
     need: u8,
 }
@@ -311,7 +311,7 @@ impl<'m> Scan<'m> {
         Scan {
             m,
             roots,
-            cov: HashMap::new(),
+            cov: FxHashMap::default(),
             need,
         }
     }

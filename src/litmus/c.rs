@@ -462,11 +462,9 @@ fn puncts_from(b: u8) -> &'static [&'static str] {
 /// times in a batch: hence a table by first byte rather than a scan of them all.)
 fn any_punct(i: In) -> PResult<&'static str> {
     let s = i.fragment().as_bytes();
-    let found = s.first().and_then(|&b| {
-        puncts_from(b)
-            .iter()
-            .find(|p| s.starts_with(p.as_bytes()))
-    });
+    let found = s
+        .first()
+        .and_then(|&b| puncts_from(b).iter().find(|p| s.starts_with(p.as_bytes())));
     match found {
         Some(p) => Ok((take(p.len())(i)?.0, *p)),
         None => soft_want(i, Wanted::Nothing),

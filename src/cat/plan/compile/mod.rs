@@ -105,6 +105,10 @@ pub struct Compiler<'m, 'p> {
     globals: RefCell<FxHashMap<Sym, V<'m>>>,
 }
 
+/// Room for the nodes of a plan of a typical model (the kernel's makes a few dozen), so
+/// that a compile, run once per shape, does not grow its tables step by step.
+const PLAN_NODES: usize = 64;
+
 impl<'m, 'p> Compiler<'m, 'p> {
     fn new(m: &'m Model, p: &'p Primitives<'p>, budget: &'p Budget) -> Self {
         Compiler {
@@ -113,8 +117,11 @@ impl<'m, 'p> Compiler<'m, 'p> {
             ops: Ops { n: p.n, m },
             budget,
             inputs: RefCell::new(Vec::new()),
-            nodes: RefCell::new(Vec::new()),
-            made: RefCell::new(FxHashMap::default()),
+            nodes: RefCell::new(Vec::with_capacity(PLAN_NODES)),
+            made: RefCell::new(FxHashMap::with_capacity_and_hasher(
+                PLAN_NODES,
+                Default::default(),
+            )),
             steps: RefCell::new(Vec::new()),
             level: Cell::new(1),
             calls: Cell::new(0),
