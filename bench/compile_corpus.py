@@ -390,8 +390,9 @@ def summary(tests, done, corpus):
                         disagreements.append("%s %s: same answer, witnesses/Loop differ: herd7 %s/%s%s, litmus %s/%s%s" % (
                             m, rel(t), h["pos"], h["neg"], " Loop" if h["loop"] else "",
                             o["pos"], o["neg"], " Loop" if o["loop"] else ""))
+        not_comp = sum(1 for t in tests if done.get((t, "compile:" + m), {}).get("compiled") is False)
         print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d |" % (
-            m, len(comp), len(tests) - len(comp), otime, agree, full, dis, htime, notrun, herr))
+            m, len(comp), not_comp, otime, agree, full, dis, htime, notrun, herr))
     print("\nnot compiled, by reason (the same tests for every mapping unless said):")
     allr = collections.Counter()
     for m in MAPPINGS:
@@ -413,7 +414,7 @@ def summary(tests, done, corpus):
     weaker_arch = collections.defaultdict(list)
     lk_status = collections.Counter()
     compared = 0
-    shown = lambda c: " ".join(c["first"]) + (" (and %d more)" % (c["n"] - len(c["first"]))
+    shown = lambda c: " | ".join(c["first"]) + (" (and %d more)" % (c["n"] - len(c["first"]))
                                               if c["n"] > len(c["first"]) else "")
     for t in tests:
         c = done.get((t, "check"))
