@@ -76,6 +76,11 @@ pub enum Value<'m, S: Stage = Never> {
 }
 
 /// An environment: a persistent list of bindings, newest first.
+///
+/// A model's definitions make it hundreds of bindings long, and its names are looked up
+/// millions of times, so the list is cut into blocks of [`BLOCK`] nodes, and each node knows
+/// which names (as bits of a 128-bit mask) its block binds from it down: a lookup skips
+/// every block whose mask lacks the name's bit.
 #[derive(Clone, Debug)]
 pub struct Env<'m, S: Stage = Never>(pub Option<Rc<EnvNode<'m, S>>>);
 
@@ -90,6 +95,19 @@ pub struct EnvNode<'m, S: Stage> {
     pub name: Sym,
     pub slot: Slot<'m, S>,
     pub next: Env<'m, S>,
+    /// The bits of the names bound by this node and those below it in its block.
+    names: u128,
+    /// The environment below this node's block.
+    below: Env<'m, S>,
+    /// This node's place in its block, from 1.
+    depth: u8,
+}
+
+/// Nodes per block of an [`Env`]: 16 names set about an eighth of a mask's bits.
+const BLOCK: u8 = 16;
+
+fn name_bit(name: Sym) -> u128 {
+    1 << (name.0 % 128)
 }
 
 /// A bound value, or a `let` right-hand side not evaluated yet (herd binds lazily, so
@@ -150,20 +168,31 @@ impl<'m, S: Stage> Env<'m, S> {
     }
 
     pub fn bind_slot(&self, name: Sym, slot: Slot<'m, S>) -> Env<'m, S> {
+        let (names, below, depth) = match self.0.as_deref() {
+            Some(n) if n.depth < BLOCK => (n.names, n.below.clone(), n.depth + 1),
+            _ => (0, self.clone(), 1),
+        };
         Env(Some(Rc::new(EnvNode {
             name,
             slot,
             next: self.clone(),
+            names: names | name_bit(name),
+            below,
+            depth,
         })))
     }
 
     pub fn lookup(&self, name: Sym) -> Option<&Slot<'m, S>> {
+        let bit = name_bit(name);
         let mut cur = self.0.as_deref()?;
         loop {
-            if cur.name == name {
+            if cur.names & bit == 0 {
+                cur = cur.below.0.as_deref()?;
+            } else if cur.name == name {
                 return Some(&cur.slot);
+            } else {
+                cur = cur.next.0.as_deref()?;
             }
-            cur = cur.next.0.as_deref()?;
         }
     }
 }
@@ -384,4 +413,41 @@ pub fn valset_add<'m, S: Stage>(s: &[Value<'m, S>], x: Value<'m, S>) -> Value<'m
 
 pub fn valset_contains<S: Stage>(s: &[Value<'_, S>], x: &Value<'_, S>) -> bool {
     s.binary_search_by(|y| cmp(y, x)).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lookups across many blocks, with names that share a mask bit and names rebound: the
+    /// newest binding wins, a name never bound is not found, and an older environment
+    /// still sees its own bindings.
+    #[test]
+    fn env_lookup_skips_blocks_soundly() {
+        let ev = |e: &Env, x: u32| match e.lookup(Sym(x)) {
+            Some(Slot::Val(Value::Event(v))) => Some(*v),
+            _ => None,
+        };
+        let mut env: Env = Env::default();
+        let mut old = None;
+        // Syms 0..300 (many share a bit: 300 > 128), then 0..300 by 7 rebound.
+        for x in 0..300u32 {
+            env = env.bind(Sym(x), Value::Event(x as usize));
+            if x == 150 {
+                old = Some(env.clone());
+            }
+        }
+        for x in (0..300u32).step_by(7) {
+            env = env.bind(Sym(x), Value::Event(1000 + x as usize));
+        }
+        for x in 0..300u32 {
+            let want = if x % 7 == 0 { 1000 + x } else { x };
+            assert_eq!(ev(&env, x), Some(want as usize), "sym {x}");
+        }
+        assert_eq!(ev(&env, 300), None);
+        assert_eq!(ev(&env, 428), None); // the bit of 44 and 172, both bound
+        let old = old.unwrap();
+        assert_eq!(ev(&old, 140), Some(140));
+        assert_eq!(ev(&old, 151), None);
+    }
 }
