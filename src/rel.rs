@@ -759,7 +759,7 @@ impl Rel {
             all: u64,
             preds: &[u64],
             cap: u64,
-            memo: &mut std::collections::HashMap<u64, u64>,
+            memo: &mut rustc_hash::FxHashMap<u64, u64>,
         ) -> u64 {
             if placed == all {
                 return 1;

@@ -52,6 +52,14 @@ fn hw(m: &Mapping) -> &'static str {
     model::default_for(m.arch)
 }
 
+/// `t` compiled with the shipped `mapping`, and the compiled test judged under its
+/// architecture's model at `unroll`.
+fn compiled_judged(t: &Test, mapping: &str, unroll: u32) -> (Compiled, Judgement) {
+    let c = compiled(t, mapping);
+    let j = judge_at(&c.test, model::default_for(c.test.arch), unroll);
+    (c, j)
+}
+
 /// The LKMM's and each mapping's judgement, compared state by state.
 fn comparison_at(t: &Test, maps: &[Mapping], unroll: u32) -> compare::Comparison {
     let lk = judge_at(t, "lkmm", unroll);
@@ -273,15 +281,13 @@ fn a_pointer_in_memory_is_initialised_in_herds_syntax() {
     .unwrap();
     let c_states = judge(&t, "lkmm").states.len();
     for m in MAPPINGS {
-        let c = compiled(&t, m);
+        let (c, j) = compiled_judged(&t, m, Options::default().unroll);
         let init = &c.text[c.text.find("\n{").unwrap()..c.text.find("\n}").unwrap()];
         assert!(
             init.contains(" p=y;") && !init.contains('&'),
             "{m}:\n{}",
             c.text
         );
-        let map = Mapping::load(m).unwrap();
-        let j = judge(&c.test, hw(&map));
         assert_eq!(j.states.len(), c_states, "{m}:\n{}", c.text);
     }
 }
@@ -300,9 +306,7 @@ fn a_shown_local_is_never_a_scratch_register() {
     .unwrap();
     assert_eq!(judge(&t, "lkmm").observation(), "Never");
     for m in MAPPINGS {
-        let c = compiled(&t, m);
-        let map = Mapping::load(m).unwrap();
-        let j = judge(&c.test, hw(&map));
+        let (c, j) = compiled_judged(&t, m, Options::default().unroll);
         assert_eq!(j.observation(), "Never", "{m}:\n{}", c.text);
     }
 }
@@ -386,9 +390,7 @@ fn every_construct_compiles_to_the_c_tests_answers() {
         for unroll in [1, 2] {
             let lk = judge_at(&t, "lkmm", unroll);
             for m in MAPPINGS {
-                let map = Mapping::load(m).unwrap();
-                let c = compiled(&t, m);
-                let j = judge_at(&c.test, hw(&map), unroll);
+                let (c, j) = compiled_judged(&t, m, unroll);
                 let cmp = compare::compare(&lk, &[(m.to_string(), &c, &j)]).unwrap();
                 assert!(
                     cmp.rows.iter().all(|r| r.lkmm == r.hw[0]),

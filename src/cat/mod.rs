@@ -532,6 +532,16 @@ impl Model {
         self.bound.get(x.0 as usize).copied().unwrap_or(true)
     }
 
+    /// What `env` binds `x` to, if anything: `None` at once for a name [`Model::binds`]
+    /// says no binding introduces (the caller takes herd's primitive).
+    pub fn slot<'e, 'v, S: value::Stage>(
+        &self,
+        env: &'e value::Env<'v, S>,
+        x: Sym,
+    ) -> Option<&'e value::Slot<'v, S>> {
+        self.binds(x).then(|| env.lookup(x)).flatten()
+    }
+
     /// Precomputes what runs need: bound names, tag types, bell set names.
     fn analyse(&mut self) {
         let mut bound = vec![false; self.names.len()];

@@ -427,6 +427,9 @@ fn stars(mut i: In) -> PResult<usize> {
     }
 }
 
+/// C's one-byte punctuators that begin no longer one.
+static ALONE: [&str; 12] = ["~", "?", ":", "(", ")", "[", "]", "{", "}", ",", ";", "."];
+
 /// C's punctuators that start with `b`, longest first.
 fn puncts_from(b: u8) -> &'static [&'static str] {
     match b {
@@ -442,19 +445,10 @@ fn puncts_from(b: u8) -> &'static [&'static str] {
         b'/' => &["/=", "/"],
         b'%' => &["%=", "%"],
         b'^' => &["^=", "^"],
-        b'~' => &["~"],
-        b'?' => &["?"],
-        b':' => &[":"],
-        b'(' => &["("],
-        b')' => &[")"],
-        b'[' => &["["],
-        b']' => &["]"],
-        b'{' => &["{"],
-        b'}' => &["}"],
-        b',' => &[","],
-        b';' => &[";"],
-        b'.' => &["."],
-        _ => &[],
+        _ => match ALONE.iter().position(|p| p.as_bytes()[0] == b) {
+            Some(k) => std::slice::from_ref(&ALONE[k]),
+            None => &[],
+        },
     }
 }
 

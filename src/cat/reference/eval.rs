@@ -89,7 +89,7 @@ impl<'m, 'p> Eval<'m, 'p> {
     // ---------- names ----------
 
     pub fn lookup(&self, env: &Env<'m>, x: Sym, pos: Pos) -> R<Value<'m>> {
-        match self.m.binds(x).then(|| env.lookup(x)).flatten() {
+        match self.m.slot(env, x) {
             Some(Slot::Val(v)) => Ok(v.clone()),
             Some(Slot::Thunk(t)) => {
                 if let Some(v) = &*t.value.borrow() {

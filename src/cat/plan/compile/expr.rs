@@ -22,7 +22,7 @@ impl<'m> Compiler<'m, '_> {
     }
 
     pub fn lookup(&self, env: &CEnv<'m>, x: Sym, pos: Pos) -> C<V<'m>> {
-        match self.m.binds(x).then(|| env.lookup(x)).flatten() {
+        match self.m.slot(env, x) {
             Some(Slot::Val(v)) => Ok(v.clone()),
             Some(Slot::Thunk(t)) => {
                 if let Some(v) = &*t.value.borrow() {
