@@ -2,15 +2,17 @@
 """Speed as users see it: one process per corpus source (`litmus check --jobs 1 FILES`), and
 the big tests one process each; optionally herd7 in one process on the same files.
 
-    bench/batches.py [--bin A [--bin B ...]] [--herd HERD7 [--herd-libdir DIR]]
+    bench/batches.py [--bin A [--bin B ...]] [--jobs 1 --jobs 2] [--herd HERD7 [--herd-libdir DIR]]
                      [--corpus ../shared/corpus] [--repeat 3] [--json OUT]
 
 Each source is the list of files herd7 answered in `expected/SOURCE.jsonl` (status ok), run
 in one process with the model herd7 used. With several --bin, their runs alternate (A B A B
 ...) so that the machine's drift touches each alike. Each binary's column is the best of
 --repeat runs: CPU seconds (user + system) and, in brackets, wall seconds; peak memory is
-the process's maximum resident set (from /usr/bin/time when present). A benchmark, not a
-test: it asserts nothing and prints a table.
+the process's maximum resident set (from /usr/bin/time when present). Each --jobs gives
+every binary a column per worker count (`--jobs 0`: the default, all cores), which is how
+the cost of splitting work over workers shows: the same CPU, less wall time. A benchmark,
+not a test: it asserts nothing and prints a table.
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -97,6 +99,8 @@ def main():
     ap.add_argument("--herd-conf-dir", default="../shared/kernel-memory-model",
                     help="folder with linux-kernel.cfg, herd7's working folder for C tests")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--jobs", type=int, action="append",
+                    help="worker counts to run each binary with (0: the default); default 1")
     ap.add_argument("--only", help="sources whose name contains this")
     ap.add_argument("--no-big", action="store_true")
     ap.add_argument("--no-batches", action="store_true")
@@ -106,10 +110,14 @@ def main():
     if not (corpus / "expected").is_dir():
         sys.exit(f"bench: no corpus at {corpus} (give --corpus)")
     bins = [str(Path(b).resolve()) for b in (a.bin or ["target/release/litmus"])]
+    jobs = a.jobs or [1]
+    # One column per (binary, worker count).
+    cols = [(b, j) for b in bins for j in jobs]
+    jarg = lambda j: [] if j == 0 else ["--jobs", str(j)]
     rows = []
     head = f"{'source':32} {'model':6} {'tests':>5}"
-    for b in bins:
-        head += f" {Path(b).name[-18:]:>25}"
+    for b, j in cols:
+        head += f" {Path(b).name[-14:] + ' j' + (str(j) if j else '*'):>25}"
     if a.herd:
         head += f" {'herd7 wall':>10} {'ratio':>7}"
     print(head)
@@ -124,13 +132,13 @@ def main():
 
     if not a.no_batches:
         for src, model, files in sources(corpus, a.only):
-            res = best([[b, "check", "--jobs", "1", *MODEL_ARGS[model], *files] for b in bins], a.repeat)
+            res = best([[b, "check", *jarg(j), *MODEL_ARGS[model], *files] for b, j in cols], a.repeat)
             h = None
             if a.herd:
                 hcmd = [a.herd] + (["-set-libdir", a.herd_libdir] if a.herd_libdir else []) + HERD_ARGS[model] + files
                 h = best([hcmd], 1, cwd=a.herd_conf_dir if model == "lkmm" else None)[0][1]
             rows.append(dict(kind="batch", source=src, model=model, tests=len(files), herd=h,
-                             runs={b: dict(cpu=c, wall=w, mib=m) for b, (c, w, m) in zip(bins, res)}))
+                             runs={f"{b} j{j}": dict(cpu=c, wall=w, mib=m) for (b, j), (c, w, m) in zip(cols, res)}))
             line(src, model, len(files), res, h)
     if not a.no_big:
         for label, rel in BIG:
@@ -138,9 +146,9 @@ def main():
             if not f.exists():
                 print(f"{label:32} missing: {f}", flush=True)
                 continue
-            res = best([[b, "check", "--jobs", "1", "--model", "lkmm", str(f)] for b in bins], a.repeat)
+            res = best([[b, "check", *jarg(j), "--model", "lkmm", str(f)] for b, j in cols], a.repeat)
             rows.append(dict(kind="big", source=label, model="lkmm", tests=1,
-                             runs={b: dict(cpu=c, wall=w, mib=m) for b, (c, w, m) in zip(bins, res)}))
+                             runs={f"{b} j{j}": dict(cpu=c, wall=w, mib=m) for (b, j), (c, w, m) in zip(cols, res)}))
             line(label, "lkmm", 1, res)
     if a.json:
         Path(a.json).write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -7,7 +7,6 @@ use crate::judge::{self, Judgement, Options};
 use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
 use crate::report::diag::Diagnostic;
-use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -354,73 +353,142 @@ pub fn schedule(files: &[PathBuf]) -> Vec<usize> {
     order.into_iter().map(|(_, i)| i).collect()
 }
 
+/// How a batch runs: on the worker pool or not, in which order, and who hears of each file
+/// judged.
+#[derive(Clone, Copy)]
+pub struct Run<'a> {
+    pub parallel: bool,
+    /// Judge the files in [`schedule`]'s shuffled order, for a progress bar's estimate;
+    /// else in their own order, so that each file's output can go out as soon as it and
+    /// those before it are done.
+    pub shuffled: bool,
+    /// Called once per file judged (whatever the number of models it is judged under).
+    pub done: &'a (dyn Fn() + Sync),
+}
+
 /// Parses every file (`load` gives a test or a printable error) and judges each test under
-/// `models`, on the worker pool when `parallel`, in the order of [`schedule`]; `done` is
-/// called once per file judged (whatever the number of models it is judged under), the
-/// records come back in the order of `files`.
+/// `models`; the records come back in the order of `files`.
 pub fn run(
     files: &[PathBuf],
     load: &(dyn Fn(&Path) -> Result<Test, Diagnostic> + Sync),
     models: &Models,
     settings: &Settings,
-    parallel: bool,
-    done: &(dyn Fn() + Sync),
+    run: Run,
+) -> Vec<Record> {
+    let mut all = Vec::new();
+    stream(files, load, models, settings, run, &|r| r, &mut |r| {
+        all.push(r)
+    });
+    all
+}
+
+/// [`run`], each record turned by `keep` into what the caller keeps of it, on the worker
+/// that made it and as soon as it is made, then handed to `sink` in the order of `files`
+/// as soon as the files before it are done. A batch whose output is text thus holds no
+/// test's final states longer than it takes to print them (a 19-thread ring has half a
+/// million, and the text of a batch of them is most of a gigabyte).
+pub fn stream<K: Send>(
+    files: &[PathBuf],
+    load: &(dyn Fn(&Path) -> Result<Test, Diagnostic> + Sync),
+    models: &Models,
+    settings: &Settings,
+    run: Run,
+    keep: &(dyn Fn(Record) -> K + Sync),
+    sink: &mut (dyn FnMut(K) + Send),
+) {
+    let per_file = |f: &PathBuf| -> Vec<K> {
+        let kept = judge_file(f, load, models, settings)
+            .into_iter()
+            .map(keep)
+            .collect();
+        (run.done)();
+        kept
+    };
+    let order = match run.shuffled {
+        true => schedule(files),
+        false => (0..files.len()).collect(),
+    };
+    let out = std::sync::Mutex::new(InOrder {
+        next: 0,
+        waiting: BTreeMap::new(),
+        sink,
+    });
+    let deliver = |i: usize, kept: Vec<K>| {
+        out.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .deliver(i, kept)
+    };
+    if run.parallel {
+        crate::workers::each_in_order(&order, |_, &i| deliver(i, per_file(&files[i])));
+    } else {
+        for &i in &order {
+            deliver(i, per_file(&files[i]));
+        }
+    }
+}
+
+/// Hands what was kept of each file to the sink in the files' order.
+struct InOrder<'s, K> {
+    next: usize,
+    waiting: BTreeMap<usize, Vec<K>>,
+    sink: &'s mut (dyn FnMut(K) + Send),
+}
+
+impl<K> InOrder<'_, K> {
+    fn deliver(&mut self, i: usize, kept: Vec<K>) {
+        self.waiting.insert(i, kept);
+        while let Some(kept) = self.waiting.remove(&self.next) {
+            kept.into_iter().for_each(&mut *self.sink);
+            self.next += 1;
+        }
+    }
+}
+
+/// One file under every model of the batch that applies to it.
+fn judge_file(
+    f: &Path,
+    load: &(dyn Fn(&Path) -> Result<Test, Diagnostic> + Sync),
+    models: &Models,
+    settings: &Settings,
 ) -> Vec<Record> {
     let columns = models.columns().len();
-    let per_file = |f: &PathBuf| -> Vec<Record> {
-        let records = match load(f) {
-            Err(e) => (0..columns)
-                .map(|column| Record {
-                    file: f.clone(),
-                    test: None,
-                    column,
-                    model: String::new(),
-                    status: Status::Error(e.clone()),
+    match load(f) {
+        Err(e) => (0..columns)
+            .map(|column| Record {
+                file: f.to_path_buf(),
+                test: None,
+                column,
+                model: String::new(),
+                status: Status::Error(e.clone()),
+            })
+            .collect(),
+        Ok(t) => {
+            let t = std::sync::Arc::new(t);
+            let ms = models.for_test(f, &t);
+            let several = ms.len() > 1;
+            ms.into_iter()
+                .map(|(column, m)| {
+                    let (model, status) = match m {
+                        Err(e) => (String::new(), Status::Error(unlocated(f, e))),
+                        Ok(m) => (
+                            m.label.clone(),
+                            match &m.arches {
+                                Some(a) if several && !a.contains(&t.arch) => Status::NotApplicable,
+                                _ => judge_one(f, &t, &m, settings),
+                            },
+                        ),
+                    };
+                    Record {
+                        file: f.to_path_buf(),
+                        test: Some(t.clone()),
+                        column,
+                        model,
+                        status,
+                    }
                 })
-                .collect(),
-            Ok(t) => {
-                let t = std::sync::Arc::new(t);
-                let ms = models.for_test(f, &t);
-                let several = ms.len() > 1;
-                ms.into_iter()
-                    .map(|(column, m)| {
-                        let (model, status) = match m {
-                            Err(e) => (String::new(), Status::Error(unlocated(f, e))),
-                            Ok(m) => (
-                                m.label.clone(),
-                                match &m.arches {
-                                    Some(a) if several && !a.contains(&t.arch) => {
-                                        Status::NotApplicable
-                                    }
-                                    _ => judge_one(f, &t, &m, settings),
-                                },
-                            ),
-                        };
-                        Record {
-                            file: f.clone(),
-                            test: Some(t.clone()),
-                            column,
-                            model,
-                            status,
-                        }
-                    })
-                    .collect()
-            }
-        };
-        done();
-        records
-    };
-    let order = schedule(files);
-    let mut nested: Vec<(usize, Vec<Record>)> = if parallel {
-        order
-            .par_iter()
-            .map(|&i| (i, per_file(&files[i])))
-            .collect()
-    } else {
-        order.iter().map(|&i| (i, per_file(&files[i]))).collect()
-    };
-    nested.sort_by_key(|(i, _)| *i);
-    nested.into_iter().flat_map(|(_, r)| r).collect()
+                .collect()
+        }
+    }
 }
 
 /// An error of the file `f` at no place in it.

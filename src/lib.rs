@@ -22,6 +22,7 @@ pub mod sem;
 pub mod snapshot;
 pub mod source;
 pub mod tuning;
+pub mod workers;
 
 /// Stack for every thread that runs a model: models recurse (herd's cat library builds
 /// coherence orders recursively), and a large test must not abort. Every corpus test and

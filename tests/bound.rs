@@ -19,6 +19,7 @@ fn judged(t: &Test, m: &Loaded, bound_min: usize) -> Judgement {
                 bound_min,
                 ..Tuning::default()
             },
+            evidence: true,
             ..Options::default()
         },
     )
@@ -135,6 +136,7 @@ fn judged_with(t: &Test, m: &Loaded, doomed_min: usize) -> Judgement {
                 doomed_min,
                 ..Tuning::default()
             },
+            evidence: true,
             ..Options::default()
         },
     )

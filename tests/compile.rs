@@ -15,8 +15,7 @@ use litmus::compile::{self, Compiled, compare, mapping::Mapping};
 use litmus::judge::{self, Judgement, Options};
 use litmus::litmus::{ast::Test, parse, parse_file};
 use litmus::model;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const MAPPINGS: [&str; 5] = [
     "ppc-lwsync",
@@ -522,15 +521,6 @@ fn the_kernel_fallbacks_build_orderings_from_relaxed_forms() {
     }
 }
 
-/// herd7 7.58, where to find it: `$HERD7`, else /work/herd/bin/herd7 (`Err`: the path
-/// that has none).
-fn herd7() -> Result<PathBuf, PathBuf> {
-    let p = std::env::var_os("HERD7")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/herd/bin/herd7"));
-    if p.exists() { Ok(p) } else { Err(p) }
-}
-
 /// herd7's answer: states (normalised), witnesses, Loop, observation.
 fn herd_answer(
     herd: &Path,
@@ -580,18 +570,8 @@ fn herd_answer(
 /// that run: herd7 takes minutes on a compiled lock loop.
 #[test]
 fn herd7_agrees_on_compiled_tests_when_present() {
-    let herd = match herd7() {
-        Ok(h) => h,
-        Err(p) => {
-            // Not through eprintln!, which the test harness captures: this must show.
-            let _ = writeln!(
-                std::io::stderr(),
-                "\n*** SKIPPED herd7_agrees_on_compiled_tests_when_present: no herd7 at {} \
-                 (set HERD7), compiled tests NOT checked against herd7 ***\n",
-                p.display()
-            );
-            return;
-        }
+    let Some(herd) = common::skip::herd7("herd7_agrees_on_compiled_tests_when_present") else {
+        return;
     };
     let dir = std::env::temp_dir().join(format!("litmus-herd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -6,6 +6,9 @@ use litmus::litmus::parse;
 use litmus::model::{self, Loaded, Request};
 use litmus::report;
 
+mod common;
+use common::answer;
+
 fn shipped(name: &str) -> Loaded {
     model::load_shipped(name, &Request::default()).unwrap()
 }
@@ -13,7 +16,11 @@ fn shipped(name: &str) -> Loaded {
 fn run(src: &str, model: &str) -> (litmus::litmus::ast::Test, Judgement) {
     let t = parse(src).unwrap();
     let m = shipped(model);
-    let j = judge::run(&t, &m.model, m.macros.as_ref(), &Options::default()).unwrap();
+    let opts = Options {
+        evidence: true,
+        ..Options::default()
+    };
+    let j = judge::run(&t, &m.model, m.macros.as_ref(), &opts).unwrap();
     (t, j)
 }
 
@@ -184,7 +191,7 @@ fn a_model_that_does_not_cover_a_test_leaves_its_cell_empty() {
         status: Status::Judged(Box::new(a)),
     };
     let recs = vec![record::of(&r, "x86tso", 0)];
-    let out = render(&["lkmm".into(), "x86tso".into()], &recs);
+    let out = render(&["lkmm".into(), "x86tso".into()], &recs, 0);
     let line = out.lines().nth(2).unwrap();
     assert!(
         line.starts_with("SB") && line.contains("-") && line.contains("allowed (4 states)"),
@@ -235,5 +242,23 @@ fn every_shipped_model_rejects_reads_from_po_later_writes() {
     // (ARMv8's check is restricted to explicit accesses: not recognised.)
     for name in ["lkmm", "x86tso", "power"] {
         assert!(shipped(name).model.rejects_po_rf_cycles(), "{name}");
+    }
+}
+
+/// The evidence (witness graph, why a forbidden outcome is forbidden) is built only when
+/// asked, and asking changes no answer.
+#[test]
+fn evidence_is_built_only_when_asked_and_changes_no_answer() {
+    let src = SB_X86.replace(
+        "MOV EAX,[y] | MOV EAX,[x] ;",
+        "MFENCE      | MFENCE      ;\n MOV EAX,[y] | MOV EAX,[x] ;",
+    );
+    for src in [SB_X86.to_string(), src] {
+        let (t, with) = run(&src, "x86tso");
+        let m = shipped("x86tso");
+        let without = judge::run(&t, &m.model, None, &Options::default()).unwrap();
+        assert!(without.witness.is_none() && without.forbidden_by.is_none());
+        assert!(with.witness.is_some() || with.forbidden_by.is_some());
+        assert_eq!(answer(&with), answer(&without));
     }
 }

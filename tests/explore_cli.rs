@@ -35,6 +35,17 @@ fn bad_input_is_reported_before_the_terminal_check() {
     let (code, err) = explore(&["--model", "x86", "litmus/classic/PPC/MP+lwsync+addr.litmus"]);
     assert_eq!(code, 2);
     assert!(err.contains("covers"), "{err}");
+    // One model at a time, and the help offers no `all`.
+    let (code, err) = explore(&["--model", "all", "litmus/classic/PPC/MP+lwsync+addr.litmus"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("one model at a time"), "{err}");
+    let help = Command::new(env!("CARGO_BIN_EXE_litmus"))
+        .args(["explore", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let model = help.lines().find(|l| l.contains("--model")).unwrap();
+    assert!(!model.contains("all"), "{model}");
 }
 
 #[test]
@@ -117,6 +128,37 @@ fn the_explorer_shows_progress_and_reaches_a_satisfying_execution_past_its_cap()
     let found = term.wait_for("Execution 5002 (candidate ", 1);
     assert!(found.contains("rejected by coherence"), "{found}");
     assert!(found.contains("satisfies the condition"), "{found}");
+    term.keys(&["q"]);
+    let end = term.wait_for("EXIT=", 1);
+    drop(term);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(end.contains("EXIT=0"), "{end}");
+}
+
+/// A small test: every execution listed, and the header says so (never "none past the
+/// first 5000"); consistent and rejected executions in columns of their own, a rejected
+/// one marked and named by its check (the lock model's `co-consistent` reads like a
+/// verdict otherwise).
+#[test]
+fn a_small_test_lists_every_execution_and_marks_rejections() {
+    let dir = std::env::temp_dir().join(format!("litmus-explore-small-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let cmd = format!(
+        "cd {} && {} explore litmus/locks/C/spinlock-mutex.litmus; echo EXIT=$?; sleep 60",
+        env!("CARGO_MANIFEST_DIR"),
+        env!("CARGO_BIN_EXE_litmus")
+    );
+    let Some(term) = common::terminal::Terminal::start(&dir, "explore-small", &cmd) else {
+        return;
+    };
+    let screen = term.wait_for("every execution listed", 1);
+    assert!(!screen.contains("none past"), "{screen}");
+    assert!(screen.contains("✓ consistent"), "{screen}");
+    assert!(screen.contains("✗ rejected by "), "{screen}");
+    for line in screen.lines().filter(|l| l.contains("✗ rejected by")) {
+        assert!(!line.contains("✓"), "{line}");
+    }
     term.keys(&["q"]);
     let end = term.wait_for("EXIT=", 1);
     drop(term);

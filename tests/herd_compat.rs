@@ -4,6 +4,8 @@
 //! of its own. Those that need herd's library folders or the kernel's memory-model folder
 //! say loudly when these are missing and skip; each feature is checked without them too.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -509,18 +511,14 @@ fn herds_amo_and_exec_sets_exist_for_models_that_name_them() {
     }
 }
 
-/// herd's library folders (`/work/herd/libdir-*`), if present.
-fn herd_libdirs() -> Vec<PathBuf> {
-    let dirs: Vec<PathBuf> = ["7.56", "7.57", "7.58", "newest"]
-        .iter()
-        .map(|v| PathBuf::from(format!("/work/herd/libdir-{v}")))
-        .filter(|p| p.join("aarch64.cat").is_file())
-        .collect();
-    if dirs.is_empty() {
-        eprintln!(
-            "SKIPPED: no herd library folders at /work/herd/libdir-*; herd's own model files not tried"
-        );
-    }
+/// herd's library folders: herd7's own (`herd7 -libdir`), and those of other releases
+/// listed in `HERD_LIBDIRS` (`:`-separated), each named by its release (`libdir-7.56`).
+fn herd_libdirs(test: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("HERD_LIBDIRS")
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    dirs.extend(common::skip::herd_libdir(test));
+    dirs.retain(|p| p.join("aarch64.cat").is_file());
     dirs
 }
 
@@ -534,7 +532,7 @@ fn official_model_files_of_herd_releases_run_unmodified() {
          MOV W3,#2 ;\n | STLR W3,[X1] ;\nexists (0:X0=0 /\\ x=2)\n",
     );
     write(&d, "SB.litmus", SB_X86);
-    for lib in herd_libdirs() {
+    for lib in herd_libdirs("official_model_files_of_herd_releases_run_unmodified") {
         let l = lib.to_str().unwrap();
         let o = herd(
             &d,
@@ -553,17 +551,21 @@ fn official_model_files_of_herd_releases_run_unmodified() {
 
 // The kernel's own scripts, with `litmus` as herd7 on PATH.
 
+/// herd7's path, resolved on `PATH` when only its name was given (to link to it).
+fn herd_path(herd7: &Path) -> PathBuf {
+    if herd7.components().count() > 1 {
+        return herd7.to_path_buf();
+    }
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(herd7))
+        .find(|c| c.is_file())
+        .unwrap_or_else(|| herd7.to_path_buf())
+}
+
 /// A copy of the kernel's tools/memory-model folder, with a `herd7` link to our binary in
 /// `bin/`, or `None` (said loudly) when the folder is not there.
 fn kernel_copy(name: &str) -> Option<(PathBuf, PathBuf)> {
-    let src = PathBuf::from("/work/shared/kernel-memory-model");
-    if !src.join("scripts/checkalllitmus.sh").is_file() {
-        eprintln!(
-            "SKIPPED: {} is missing; the kernel's scripts were not run",
-            src.display()
-        );
-        return None;
-    }
+    let src = common::skip::shared(name, "kernel-memory-model", "scripts/checkalllitmus.sh")?;
     let d = scratch(name);
     let k = d.join("memory-model");
     let ok = Command::new("cp")
@@ -714,10 +716,6 @@ fn variants_a_test_declares_reach_herds_model_files() {
 // herd7's `Hash=` line, and its order of registers in final states: logs that tools such
 // as mcompare7 compare line by line are the same as herd7's but for `Time`.
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The value of the `Hash=` line that follows the `Time` line.
 fn hash_line(o: &Output) -> String {
     let out = text(&o.stdout);
@@ -812,26 +810,13 @@ fn herd7s_hash_line_is_printed_as_herd7_prints_it() {
     );
 }
 
-/// herd's own `mshowhashes7`, when present (`$HERDTOOLS_BIN`, else `/work/herd/bin`).
-fn mshowhashes() -> Option<PathBuf> {
-    let dir = std::env::var_os("HERDTOOLS_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/herd/bin"));
-    let p = dir.join("mshowhashes7");
-    p.is_file().then_some(p)
-}
-
 #[test]
 fn hashes_are_mshowhashes7s_on_the_corpus() {
-    let corpus = ["../shared/corpus", "../../shared/corpus"]
-        .map(|c| root().join(c))
-        .into_iter()
-        .find(|c| c.is_dir());
-    let (Some(tool), Some(corpus)) = (mshowhashes(), corpus) else {
-        eprintln!(
-            "SKIPPED: needs herd's mshowhashes7 ($HERDTOOLS_BIN or /work/herd/bin) and \
-             ../shared/corpus; the hashes were not compared with herd's on the corpus"
-        );
+    let test = "hashes_are_mshowhashes7s_on_the_corpus";
+    let Some(corpus) = common::skip::shared(test, "corpus", "expected") else {
+        return;
+    };
+    let Some(tool) = common::skip::herd_tool(test, "mshowhashes7") else {
         return;
     };
     // Every 25th test of every source: all five architectures, labels, symbolic registers,
@@ -972,11 +957,12 @@ fn herds_page_table_sets_and_relations_exist_with_herds_meaning() {
 
 #[test]
 fn herds_aarch64_cat_judges_virtual_memory_and_cache_type_tests() {
-    let libs = herd_libdirs();
-    let Some(lib) = libs.iter().find(|l| l.ends_with("libdir-7.58")) else {
-        eprintln!("SKIPPED: no herd 7.58 library folder; herd's aarch64.cat not run on vmsa tests");
+    let Some(lib) =
+        common::skip::herd_libdir("herds_aarch64_cat_judges_virtual_memory_and_cache_type_tests")
+    else {
         return;
     };
+    let lib = &lib;
     let d = scratch("vmsa-herd");
     write(&d, "T.litmus", PTE_CORR);
     // herd7 7.58: Never 0 8 (the TLBI orders the reads; our own armv8 says the same).
@@ -1127,18 +1113,12 @@ fn judgelitmus_exit_statuses_match_herd7s() {
             Some(0),
         ),
     ];
-    let herd7 = PathBuf::from("/work/herd/bin/herd7");
-    let real = herd7.is_file().then(|| {
+    let real = common::skip::herd7("judgelitmus_statuses_against_herd7").map(|herd7| {
         let d = k.parent().unwrap().join("real-herd");
         std::fs::create_dir_all(&d).unwrap();
-        std::os::unix::fs::symlink(&herd7, d.join("herd7")).unwrap();
+        std::os::unix::fs::symlink(herd_path(&herd7), d.join("herd7")).unwrap();
         d
     });
-    if real.is_none() {
-        eprintln!(
-            "SKIPPED: no herd7 at /work/herd/bin; judgelitmus.sh's statuses not compared with herd7's"
-        );
-    }
     for (name, body, want) in &cases {
         let t = format!("mine/{name}.litmus");
         write(&k, &t, body);
@@ -1168,15 +1148,6 @@ fn judgelitmus_exit_statuses_match_herd7s() {
             .code(),
         Some(124)
     );
-}
-
-/// herd's `mselect7`, which the *litmushist.sh scripts filter tests with.
-fn mselect7() -> Option<PathBuf> {
-    let dir = std::env::var_os("HERDTOOLS_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/herd/bin"));
-    let p = dir.join("mselect7");
-    p.is_file().then_some(p)
 }
 
 /// A `litmus/` history folder in `k` (what the scripts would clone from
@@ -1224,11 +1195,10 @@ fn hist(k: &Path, bin: &Path, name: &str) -> (Option<i32>, String, String) {
 
 #[test]
 fn litmushist_scripts_report_what_they_report_with_herd7() {
-    let Some(mselect) = mselect7() else {
-        eprintln!(
-            "SKIPPED: herd's mselect7 is missing ($HERDTOOLS_BIN or /work/herd/bin); the \
-             *litmushist.sh scripts were not run"
-        );
+    let Some(mselect) = common::skip::herd_tool(
+        "litmushist_scripts_report_what_they_report_with_herd7",
+        "mselect7",
+    ) else {
         return;
     };
     let Some((k, b)) = kernel_copy("hist") else {
@@ -1285,11 +1255,11 @@ fn litmushist_scripts_report_what_they_report_with_herd7() {
 
     // With herd7 7.58 writing the history, litmus as herd7 checks it: every output the
     // same as herd7's, Hash= line included, but for Time.
-    let herd7 = PathBuf::from("/work/herd/bin/herd7");
-    if !herd7.is_file() {
-        eprintln!("SKIPPED: no herd7 at /work/herd/bin; the history was not written by herd7");
+    let Some(herd7) = common::skip::herd7("litmushist_scripts_report_what_they_report_with_herd7")
+    else {
         return;
-    }
+    };
+    let herd7 = herd_path(&herd7);
     let Some((k2, b2)) = kernel_copy("hist-herd") else {
         return;
     };

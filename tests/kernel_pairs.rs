@@ -206,10 +206,11 @@ fn official_dir() -> Option<PathBuf> {
 #[test]
 fn the_kernels_official_model_files_judge_the_new_primitives() {
     let Some(dir) = official_dir() else {
-        eprintln!(
-            "note: no kernel tools/memory-model found (set KERNEL_MEMORY_MODEL, or put it in \
-             ../shared/kernel-memory-model); skipping the run of the official linux-kernel.cfg \
-             (the shipped-model pairs above still check every kernel test)"
+        common::skip::skip(
+            common::skip::Need::Corpus,
+            "the_kernels_official_model_files_judge_the_new_primitives",
+            "no kernel tools/memory-model (set KERNEL_MEMORY_MODEL, or put it in \
+             ../shared/kernel-memory-model); the shipped-model pairs still check every test",
         );
         return;
     };

@@ -3,7 +3,7 @@
 //!
 //! The files are not ours and are not in the repository: set `HERDTOOLS7` to a herdtools7
 //! tree (a clone of github.com/herd/herdtools7) to run this test; without it the test
-//! prints a note and passes. The model per architecture is the one herd7 uses:
+//! skips loudly (a failure under `LITMUS_REQUIRE_HERD`). The model per architecture is the one herd7 uses:
 //! `catalogue/linux/cfgs/linux-kernel.cfg` for C (its `lock.cat` includes herd's
 //! library files `cross.cat` and `cos-opt.cat`, which we provide), and
 //! `herd/libdir/{x86tso,x86tso-mixed,aarch64,ppc}.cat` for the machine dialects
@@ -43,7 +43,11 @@ fn request(tree: &Path, arch: Arch) -> Request {
 #[test]
 fn official_model_files_give_herd7_answers() {
     let Some(tree) = std::env::var_os("HERDTOOLS7").map(PathBuf::from) else {
-        eprintln!("note: HERDTOOLS7 is not set; skipping the run of herd7's official models");
+        common::skip::skip(
+            common::skip::Need::Herd,
+            "official_model_files_give_herd7_answers",
+            "HERDTOOLS7 is not set (a herdtools7 source tree, for its model files)",
+        );
         return;
     };
     assert!(

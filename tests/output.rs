@@ -2,6 +2,7 @@
 //! (`file:line:col: error: message` and the line), warnings for likely mistakes, JSON
 //! records, tables and batch summaries, shards merged back.
 
+mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -593,24 +594,13 @@ fn shards_are_deterministic_whatever_order_the_files_are_given_in() {
     assert!(stderr(&o).contains("1 <= K <= N"), "{}", stderr(&o));
 }
 
-/// GNU parallel, which the README's sharded runs use: installed by `.ci/run` (Debian's
-/// `parallel` package). Missing, this test fails and says so.
-fn gnu_parallel() -> &'static str {
-    let ok = Command::new("parallel")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("GNU parallel"));
-    assert!(
-        ok,
-        "GNU parallel is not installed: `apt-get install parallel` (.ci/run installs it); \
-         this test runs the README's sharded batch through it"
-    );
-    "parallel"
-}
-
 #[test]
 fn four_shards_through_gnu_parallel_merge_into_the_unsharded_output() {
-    let parallel = gnu_parallel();
+    let name = "four_shards_through_gnu_parallel_merge_into_the_unsharded_output";
+    if !common::skip::program(name, "parallel", &["--version"], Some("GNU parallel")) {
+        return;
+    }
+    let parallel = "parallel";
     let s = Scratch::new("shards");
     let bin = env!("CARGO_BIN_EXE_litmus");
     let paths = "litmus/classic litmus/locks litmus/primitives";
@@ -694,14 +684,24 @@ fn the_progress_bar_counts_each_file_once_whatever_the_models() {
         max_memory: None,
     };
     let done = AtomicUsize::new(0);
-    let records = batch::run(&files, &load, &models, &settings, false, &|| {
+    let count = || {
         done.fetch_add(1, Ordering::Relaxed);
-    });
-    assert_eq!(done.load(Ordering::Relaxed), files.len());
-    let columns = models.columns().len();
-    assert_eq!(records.len(), files.len() * columns);
-    let order: Vec<&PathBuf> = records.iter().step_by(columns).map(|r| &r.file).collect();
-    assert_eq!(order, files.iter().collect::<Vec<_>>());
+    };
+    // Shuffled or not, on the pool or not: the records in the files' order.
+    for (parallel, shuffled) in [(false, true), (false, false), (true, true), (true, false)] {
+        done.store(0, Ordering::Relaxed);
+        let run = batch::Run {
+            parallel,
+            shuffled,
+            done: &count,
+        };
+        let records = batch::run(&files, &load, &models, &settings, run);
+        assert_eq!(done.load(Ordering::Relaxed), files.len());
+        let columns = models.columns().len();
+        assert_eq!(records.len(), files.len() * columns);
+        let order: Vec<&PathBuf> = records.iter().step_by(columns).map(|r| &r.file).collect();
+        assert_eq!(order, files.iter().collect::<Vec<_>>());
+    }
     assert_ne!(
         batch::schedule(&files),
         (0..files.len()).collect::<Vec<_>>(),
@@ -799,4 +799,73 @@ fn summary_of_the_suite_snapshot() {
     // architecture (the whole suite's table, with its summary, is snapshot above).
     let o = run(&suite(), &["check", "--format", "jsonl", "litmus/classic"]);
     insta::assert_snapshot!("summary_suite", stderr(&o));
+}
+
+/// A loop the unrolling bound cuts: one test checked alone says so on its own line; a
+/// batch says it once, with how many tests, and `-v` names each.
+#[test]
+fn runs_cut_by_the_unrolling_bound_are_one_warning_in_a_batch() {
+    let s = Scratch::new("cut");
+    let spin = "C spin\n{}\nP0(int *x) { while (READ_ONCE(*x) == 0) ; }\n\
+P1(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n";
+    s.file("a.litmus", spin);
+    s.file("b.litmus", &spin.replace("C spin", "C spin2"));
+    s.file("sb.litmus", SB);
+    let alone = run(&s.0, &["check", "a.litmus"]);
+    let err = stderr(&alone);
+    assert!(
+        err.contains("a.litmus: warning: unrolling limit exceeded (--unroll 2)"),
+        "{err}"
+    );
+    let batch = run(&s.0, &["check", "a.litmus", "b.litmus", "sb.litmus"]);
+    let err = stderr(&batch);
+    let cut: Vec<&str> = err.lines().filter(|l| l.contains("--unroll")).collect();
+    assert_eq!(
+        cut,
+        ["warning: 2 tests cut by --unroll 2, legal outcomes may be missing (-v lists them)"],
+        "{err}"
+    );
+    let verbose = run(&s.0, &["check", "-v", "a.litmus", "b.litmus", "sb.litmus"]);
+    let err = stderr(&verbose);
+    for f in ["a.litmus", "b.litmus"] {
+        assert!(
+            err.contains(&format!("{f}: warning: unrolling limit")),
+            "{err}"
+        );
+    }
+    assert!(!err.contains("sb.litmus: warning"), "{err}");
+}
+
+/// An output asked for and not made is an error of the batch: in the exit status and in
+/// the summary's count.
+#[test]
+fn graphs_not_drawn_are_counted_as_errors() {
+    let s = Scratch::new("svg");
+    s.file("sb.litmus", SB);
+    s.file("sb2.litmus", &SB.replace("C SB", "C SB2"));
+    // No Graphviz on this PATH: `dot` cannot run.
+    let o = bin()
+        .current_dir(&s.0)
+        .env("PATH", "/nonexistent")
+        .args(["check", "--graph", "g", "--svg", "sb.litmus", "sb2.litmus"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("2 files: 2 judged, 2 errors"), "{err}");
+}
+
+/// With Graphviz, `--svg` draws each graph beside its DOT file.
+#[test]
+fn graphs_are_drawn_as_svg_with_graphviz() {
+    let name = "graphs_are_drawn_as_svg_with_graphviz";
+    if !common::skip::program(name, "dot", &["-V"], None) {
+        return;
+    }
+    let s = Scratch::new("svg-drawn");
+    s.file("sb.litmus", SB);
+    let o = run(&s.0, &["check", "--graph", "g", "--svg", "sb.litmus"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let svg = std::fs::read_to_string(s.0.join("g/SB.lkmm.svg")).unwrap();
+    assert!(svg.contains("<svg"), "{svg}");
 }

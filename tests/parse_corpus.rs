@@ -1,7 +1,8 @@
 //! Every test of the shared corpus parses, and printing then re-parsing gives the same AST.
 //! The corpus lives outside the repository (`../shared/corpus`); without it this test
-//! only prints a note.
+//! skips loudly (a failure under `LITMUS_REQUIRE_CORPUS`, which CI sets).
 
+mod common;
 use std::path::{Path, PathBuf};
 
 fn corpus_files(root: &Path) -> Vec<PathBuf> {
@@ -23,11 +24,10 @@ fn corpus_files(root: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn corpus_parses_and_round_trips() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !root.join("expected").is_dir() {
-        eprintln!("note: corpus not found at {}; skipping", root.display());
+    let Some(root) = common::skip::shared("corpus_parses_and_round_trips", "corpus", "expected")
+    else {
         return;
-    }
+    };
     let files = corpus_files(&root);
     let (mut parse_failures, mut trip_failures) = (Vec::new(), Vec::new());
     for f in &files {

@@ -49,9 +49,21 @@ pub fn run(a: &CheckArgs) -> i32 {
     };
     let columns = models.columns();
 
+    let format = match a.format.as_str() {
+        "auto" if columns.len() > 1 => "table",
+        "auto" => "herd",
+        f @ ("herd" | "table" | "json" | "jsonl") => f,
+        other => {
+            say!("error: unknown format `{other}` (herd, table, json, jsonl)");
+            return 2;
+        }
+    };
     let mut options = Options {
         unroll: a.unroll,
         speedcheck: super::speed(&a.speedcheck),
+        // Records carry the witness and the reason; herd's blocks and tables show
+        // them only when asked.
+        evidence: a.explain || a.graph.is_some() || matches!(format, "json" | "jsonl"),
         ..Options::default()
     };
     if a.no_bound {
@@ -63,7 +75,49 @@ pub fn run(a: &CheckArgs) -> i32 {
         options = options.reference();
     }
     let settings = a.limits.settings(options);
-    let records = super::run_batch(&files, &models, &settings, parallel);
+    let out = Outputs {
+        a,
+        models: &models,
+        columns: &columns,
+        place: &place,
+        format,
+    };
+    // herd's blocks and JSON lines go out as each file is done, in the files' order; a
+    // table waits for its last row.
+    let mut kept: Vec<Kept> = Vec::new();
+    let mut failed_write = None;
+    // A file's records under several models say its warnings once.
+    let mut said: std::collections::HashSet<String> = Default::default();
+    super::stream_batch(
+        &files,
+        &models,
+        &settings,
+        parallel,
+        &|r| out.keep(r),
+        &mut |mut k| {
+            if kept.last().is_none_or(|l| l.file != k.file) {
+                said.clear();
+            }
+            for line in &k.said {
+                if said.insert(line.clone()) {
+                    say!("{line}");
+                }
+            }
+            if failed_write.is_none()
+                && !k.text.is_empty()
+                && let Err(e) = super::write_stdout(&k.text)
+            {
+                failed_write = Some(e);
+            }
+            k.text = String::new();
+            k.said.clear();
+            kept.push(k);
+        },
+    );
+    if let Some(e) = failed_write {
+        say!("error: cannot write the output: {e}");
+        return 2;
+    }
     if a.verbose {
         for m in models.loaded() {
             for s in &m.files {
@@ -71,131 +125,188 @@ pub fn run(a: &CheckArgs) -> i32 {
             }
         }
     }
+    finish(a, files.len(), problems, format, &columns, kept)
+}
 
-    // Exit status: 2 when some input could not be judged, else 3 when a test hit a limit.
-    let mut status = if problems { 2 } else { 0 };
-    let mut limited = false;
-    let mut warned = std::collections::BTreeSet::new();
-    // Each file's parse error once, whatever the number of models.
-    for r in records.iter().filter(|r| r.test.is_some() || r.column == 0) {
-        match &r.status {
-            Status::Error(e) => {
-                say!("{}", e.render_file());
-                status = 2;
+/// What a check prints, made of each record on the worker that judged it.
+struct Outputs<'a> {
+    a: &'a CheckArgs,
+    models: &'a Models,
+    columns: &'a [String],
+    place: &'a std::collections::HashMap<&'a std::path::Path, usize>,
+    format: &'a str,
+}
+
+/// What `check` keeps of one record once its outputs are made: its text, its lines for
+/// stderr and a record without the final states (for the table and the summary). The
+/// judgement itself is dropped by the worker that made it.
+struct Kept {
+    file: std::path::PathBuf,
+    /// Lines for stderr: the errors and warnings of this record.
+    said: Vec<String>,
+    error: bool,
+    limited: bool,
+    cut: bool,
+    unwritten: usize,
+    /// herd's block (with `--explain`'s reason), or the JSON line.
+    text: String,
+    rec: Record,
+    /// Under `--judge`, the record whole (its line needs the judgement).
+    whole: Option<litmus::batch::Record>,
+}
+
+impl Outputs<'_> {
+    fn keep(&self, r: litmus::batch::Record) -> Kept {
+        let a = self.a;
+        let index = self.place[r.file.as_path()];
+        let column = &self.columns[r.column];
+        let mut k = Kept {
+            file: r.file.clone(),
+            said: Vec::new(),
+            error: false,
+            limited: false,
+            cut: false,
+            unwritten: 0,
+            text: String::new(),
+            rec: match self.format {
+                "table" => record::table_row(&r, column, index),
+                "json" | "jsonl" => record::of(&r, column, index),
+                _ => record::status(&r, column, index),
+            },
+            whole: None,
+        };
+        // Each file's parse error once, whatever the number of models.
+        let first = r.test.is_some() || r.column == 0;
+        match (&r.status, &r.test) {
+            (Status::Error(e), _) if first => {
+                k.said.push(e.render_file());
+                k.error = true;
             }
-            Status::Undetermined(e, _) => {
-                say!("{}: warning: undetermined, {e}", r.file.display());
-                limited = true;
+            (Status::Undetermined(e, explored), Some(t)) => {
+                k.said
+                    .push(format!("{}: warning: undetermined, {e}", r.file.display()));
+                k.limited = true;
+                if self.format == "herd" {
+                    k.text = report::herd::undetermined(t, e, explored) + "\n";
+                }
             }
-            Status::Judged(j) => {
-                for w in &j.warnings {
-                    if warned.insert((&r.file, &w.msg)) {
-                        say!("{}", super::diag::warning(&r.file, w));
+            (Status::Judged(j), Some(t)) => {
+                k.said.extend(
+                    j.warnings
+                        .iter()
+                        .map(|w| super::diag::warning(&r.file, w).to_string()),
+                );
+                k.cut = j.cut;
+                if let Err(e) = self.draw(&r, t, j) {
+                    k.said.push(format!("{}: error: {e}", r.file.display()));
+                    k.unwritten += 1;
+                }
+                if self.format == "herd" {
+                    k.text = report::herd::block(t, j);
+                    if a.explain {
+                        k.text += &report::explain(t, j);
                     }
-                }
-                if j.cut {
-                    say!(
-                        "{}: warning: unrolling limit exceeded (--unroll {}), legal outcomes may be missing",
-                        r.file.display(),
-                        a.unroll
-                    );
-                }
-                let drawn = match (&a.show, &a.graph, &r.test) {
-                    (Some(show), Some(dir), Some(t)) => models
-                        .model_for(t)
-                        .and_then(|m| super::herd::write_shown(dir, &r.file, t, &m, show, a.nshow)),
-                    (None, Some(dir), Some(t)) => write_graph(dir, t, j, a.svg),
-                    _ => Ok(()),
-                };
-                if let Err(e) = drawn {
-                    say!("{}: error: {e}", r.file.display());
-                    status = 2;
+                    k.text.push('\n');
                 }
             }
-            Status::NotApplicable => {}
+            _ => {}
+        }
+        if matches!(self.format, "json" | "jsonl") {
+            k.text = k.rec.to_line() + "\n";
+        }
+        if a.judge {
+            // A line per test instead, once all are judged.
+            k.text.clear();
+            k.whole = Some(r);
+        }
+        k
+    }
+
+    /// The graphs `--graph` (and `--show`) ask for.
+    fn draw(&self, r: &litmus::batch::Record, t: &Test, j: &Judgement) -> Result<(), String> {
+        let a = self.a;
+        match (&a.show, &a.graph) {
+            (Some(show), Some(dir)) => self
+                .models
+                .model_for(t)
+                .and_then(|m| super::herd::write_shown(dir, &r.file, t, &m, show, a.nshow)),
+            (None, Some(dir)) => write_graph(dir, t, j, a.svg),
+            _ => Ok(()),
         }
     }
-    let format = match a.format.as_str() {
-        "auto" if columns.len() > 1 => "table",
-        "auto" => "herd",
-        f => f,
-    };
+}
+
+/// Prints what was kept, in the files' order, then the summary; the exit status: 2 when
+/// some input could not be judged (or an output not made), else 3 when a test hit a
+/// limit, else 1 for a `--judge` mismatch.
+fn finish(
+    a: &CheckArgs,
+    files: usize,
+    problems: bool,
+    format: &str,
+    columns: &[String],
+    kept: Vec<Kept>,
+) -> i32 {
+    let mut status = if problems { 2 } else { 0 };
+    let mut limited = false;
+    let mut unwritten = 0;
+    // The files some of whose runs the unrolling bound cut.
+    let mut cut: Vec<&std::path::PathBuf> = Vec::new();
+    for k in &kept {
+        if k.error || k.unwritten > 0 {
+            status = 2;
+        }
+        limited |= k.limited;
+        unwritten += k.unwritten;
+        if k.cut && !cut.contains(&&k.file) {
+            cut.push(&k.file);
+        }
+    }
+    warn_cut(&cut, files, a.unroll, a.verbose);
     if status == 0 && limited {
         status = 3;
     }
-    let mut out = String::new();
     if a.judge {
-        let rows: Vec<report::expected::Row> = records
-            .iter()
-            .filter(|r| !matches!(r.status, Status::NotApplicable))
-            .map(|r| report::expected::Row {
-                file: r.file.display().to_string(),
-                expected: litmus::litmus::read_source(&r.file)
-                    .ok()
-                    .and_then(|src| litmus::litmus::expect::expectation(&src)),
-                judged: match &r.status {
-                    Status::Judged(j) => Ok(j.as_ref()),
-                    Status::Undetermined(x, _) => Err(format!("undetermined, {x}")),
-                    Status::Error(_) | Status::NotApplicable => {
-                        Err("not judged (see above)".into())
-                    }
-                },
-            })
-            .collect();
-        let (text, mismatch) = report::expected::render(&rows);
-        if let Err(e) = super::write_stdout(&text) {
+        return judged_lines(&kept, status);
+    }
+    let recs: Vec<Record> = kept.into_iter().map(|k| k.rec).collect();
+    if format == "table" {
+        let table = report::table::render(columns, &recs, unwritten);
+        if let Err(e) = super::write_stdout(&table) {
             say!("error: cannot write the output: {e}");
             return 2;
         }
-        return if status == 0 && mismatch { 1 } else { status };
+    } else {
+        super::summary_to_stderr(files, &recs, unwritten);
     }
-    // Whole records (with every final state) only where they are printed.
-    let record = match format {
-        "table" | "json" | "jsonl" => record::of,
-        _ => record::status,
-    };
-    let recs: Vec<Record> = records
+    status
+}
+
+/// `--judge`: a line per test against its `Result:` comment, as the kernel's
+/// `judgelitmus.sh` judges it, and a summary.
+fn judged_lines(kept: &[Kept], status: i32) -> i32 {
+    let rows: Vec<report::expected::Row> = kept
         .iter()
-        .map(|r| record(r, &columns[r.column], place[r.file.as_path()]))
+        .filter_map(|k| k.whole.as_ref())
+        .filter(|r| !matches!(r.status, Status::NotApplicable))
+        .map(|r| report::expected::Row {
+            file: r.file.display().to_string(),
+            expected: litmus::litmus::read_source(&r.file)
+                .ok()
+                .and_then(|src| litmus::litmus::expect::expectation(&src)),
+            judged: match &r.status {
+                Status::Judged(j) => Ok(j.as_ref()),
+                Status::Undetermined(x, _) => Err(format!("undetermined, {x}")),
+                Status::Error(_) | Status::NotApplicable => Err("not judged (see above)".into()),
+            },
+        })
         .collect();
-    match format {
-        "herd" => {
-            for r in &records {
-                let Some(t) = &r.test else { continue };
-                match &r.status {
-                    Status::Judged(j) => {
-                        out += &report::herd::block(t, j);
-                        if a.explain {
-                            out += &report::explain(t, j);
-                        }
-                    }
-                    Status::Undetermined(why, explored) => {
-                        out += &report::herd::undetermined(t, why, explored)
-                    }
-                    Status::Error(_) | Status::NotApplicable => continue,
-                }
-                out.push('\n');
-            }
-        }
-        "table" | "json" | "jsonl" => {
-            out += &match format {
-                "table" => report::table::render(&columns, &recs),
-                _ => record::lines(&recs),
-            };
-        }
-        other => {
-            say!("error: unknown format `{other}` (herd, table, json, jsonl)");
-            return 2;
-        }
-    }
-    if let Err(e) = super::write_stdout(&out) {
+    let (text, mismatch) = report::expected::render(&rows);
+    if let Err(e) = super::write_stdout(&text) {
         say!("error: cannot write the output: {e}");
         return 2;
     }
-    if format != "table" {
-        super::summary_to_stderr(files.len(), &recs);
-    }
-    status
+    if status == 0 && mismatch { 1 } else { status }
 }
 
 /// Write `DIR/TEST.MODEL.dot` (and `.svg` with Graphviz when asked).
@@ -221,4 +332,23 @@ fn write_graph(dir: &std::path::Path, t: &Test, j: &Judgement, svg: bool) -> Res
         }
     }
     Ok(())
+}
+
+/// The runs the unrolling bound cut: one warning per test when one test was checked (or
+/// with `-v`), else one line for the batch, whose own tests are often loops meant to be
+/// cut (a warning on every line teaches users to ignore warnings).
+fn warn_cut(cut: &[&std::path::PathBuf], files: usize, unroll: u32, verbose: bool) {
+    let what =
+        format!("unrolling limit exceeded (--unroll {unroll}), legal outcomes may be missing");
+    if files == 1 || verbose {
+        for f in cut {
+            say!("{}: warning: {what}", f.display());
+        }
+    } else if !cut.is_empty() {
+        let n = cut.len();
+        say!(
+            "warning: {n} {} cut by --unroll {unroll}, legal outcomes may be missing (-v lists them)",
+            if n == 1 { "test" } else { "tests" }
+        );
+    }
 }

@@ -268,8 +268,14 @@ pub fn check(a: &CheckArgs) -> i32 {
         j.model = m.label.clone();
         Ok(j)
     };
+    // The reasons and graphs of unsound states: judged again with their evidence.
     let judge = |t: &Test, m: &Loaded| -> Result<Judgement, String> {
-        judge_full(t, m).map_err(|e| e.message().to_string())
+        let mut o = opts.clone();
+        o.budget = a.limits.test.budget();
+        o.evidence = true;
+        let mut j = judge::run(t, &m.model, m.macros.as_ref(), &o).map_err(|e| e.to_string())?;
+        j.model = m.label.clone();
+        Ok(j)
     };
     let (files, problems) = litmus_files(&a.paths);
     let mut status = if problems { 2 } else { 0 };

@@ -16,6 +16,11 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Args, Clone)]
+#[command(mut_arg("model", |a| a.help(
+    "The model: lkmm, x86tso, armv8, power (aliases: linux-kernel, tso, aarch64, arm64, ppc, \
+     powerpc), or a `.cat` or `.cfg` file. One model: the explorer shows one model's \
+     verdicts. Default: the test's architecture picks"
+)))]
 pub struct ExploreArgs {
     /// A litmus file.
     pub file: PathBuf,
@@ -169,6 +174,7 @@ impl Work {
             budget: self.budget.clone(),
             explainer: m.explainer(),
             progress: Some(self.judging.clone()),
+            evidence: true,
             ..Options::default()
         };
         let fail = |e: litmus::exec::EngineError| {
@@ -327,6 +333,9 @@ impl Watch {
             }
             Phase::Done => {
                 let n = thousands(self.listing.get());
+                let listed = app.exploration.records.iter().filter(|r| !r.from_judge());
+                // Past the cap only when the listing reached it.
+                let capped = listed.count() >= self.limit;
                 match app.searched {
                     Some((k, true)) if k > 0 => format!(
                         "{n} candidates visited: the first satisfying the condition lies {} \
@@ -334,10 +343,13 @@ impl Watch {
                         thousands(k),
                         self.limit
                     ),
-                    Some((_, false)) if app.searching => format!(
+                    Some((_, false)) if app.searching && capped => format!(
                         "{n} candidates visited: none past the first {} satisfies the condition",
                         self.limit
                     ),
+                    _ if app.exploration.complete => {
+                        format!("{n} candidates visited, every execution listed")
+                    }
                     _ => format!("{n} candidates visited"),
                 }
             }
@@ -365,16 +377,19 @@ fn load_model(a: &ExploreArgs, test: &Test) -> Result<Loaded, String> {
     if let Some(m) = models::load_files(&req).map_err(|e| format!("error: {e}"))? {
         return Ok(m);
     }
-    let name = match &a.m.model {
-        None => models::default_for(test.arch),
-        Some(n) => models::canonical(n).ok_or_else(|| {
-            format!(
-                "error: unknown model `{n}` (explore takes one of: {}, or a cat file with --cat)",
+    let m = match a.m.model.as_deref() {
+        None => {
+            let name = models::default_for(test.arch);
+            models::load_shipped(name, &req).map_err(|e| format!("error: model {name}: {e}"))?
+        }
+        Some(n) if n == "all" || n.contains(',') => {
+            return Err(format!(
+                "error: explore shows one model at a time; name one of {} (or a cat file)",
                 models::all_names().join(", ")
-            )
-        })?,
+            ));
+        }
+        Some(n) => models::Spec::parse(n, &req)?.load(&req)?,
     };
-    let m = models::load_shipped(name, &req).map_err(|e| format!("error: model {name}: {e}"))?;
     m.covers(test).map_err(|e| format!("error: {e}"))?;
     Ok(m)
 }

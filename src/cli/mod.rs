@@ -470,17 +470,41 @@ pub fn run_batch(
     settings: &litmus::batch::Settings,
     parallel: bool,
 ) -> Vec<litmus::batch::Record> {
+    let mut all = Vec::new();
+    stream_batch(files, models, settings, parallel, &|r| r, &mut |r| {
+        all.push(r)
+    });
+    all
+}
+
+/// Judges a batch with a progress bar on a terminal, each record made into what `keep`
+/// keeps of it and handed to `sink` in the files' order (see [`litmus::batch::stream`]).
+/// The files are judged in a shuffled order only under a progress bar, whose estimate
+/// needs it; otherwise in order, so that each file's output goes out as soon as it is
+/// made.
+pub fn stream_batch<K: Send>(
+    files: &[PathBuf],
+    models: &litmus::batch::Models,
+    settings: &litmus::batch::Settings,
+    parallel: bool,
+    keep: &(dyn Fn(litmus::batch::Record) -> K + Sync),
+    sink: &mut (dyn FnMut(K) + Send),
+) {
     let bar = progress(files.len());
     let done = || {
         if let Some(b) = &bar {
             b.inc(1);
         }
     };
-    let records = litmus::batch::run(files, &diag::load_record, models, settings, parallel, &done);
+    let run = litmus::batch::Run {
+        parallel,
+        shuffled: bar.is_some(),
+        done: &done,
+    };
+    litmus::batch::stream(files, &diag::load_record, models, settings, run, keep, sink);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    records
 }
 
 /// A progress bar for a long batch, on a terminal only (never in piped or CI output): its
@@ -547,10 +571,14 @@ pub fn left_text(left: Option<std::time::Duration>) -> String {
 /// the kernel's scripts parse byte for byte, and JSON records. On stderr, when more than
 /// one file was checked or stderr is a terminal: a script checking one file at a time
 /// (the kernel's `checklitmus.sh` keeps herd7's stderr with its output) sees nothing new.
-pub fn summary_to_stderr(files: usize, records: &[litmus::report::record::Record]) {
+pub fn summary_to_stderr(
+    files: usize,
+    records: &[litmus::report::record::Record],
+    unwritten: usize,
+) {
     use std::io::IsTerminal;
-    if files > 1 || std::io::stderr().is_terminal() {
-        let line = litmus::report::table::summary(records);
+    if files > 1 || unwritten > 0 || std::io::stderr().is_terminal() {
+        let line = litmus::report::table::summary(records, unwritten);
         say!("{}", line.trim_end());
     }
 }

@@ -66,7 +66,7 @@ pub fn run(a: &ReportArgs) -> i32 {
     };
     let out = match format {
         "herd" => record::herd_blocks(&recs),
-        "table" => table::render(&columns, &recs),
+        "table" => table::render(&columns, &recs, 0),
         _ => record::lines(&recs),
     };
     if let Err(e) = super::write_stdout(&out) {
@@ -77,7 +77,7 @@ pub fn run(a: &ReportArgs) -> i32 {
         let mut files: Vec<&str> = recs.iter().map(|r| r.file.as_str()).collect();
         files.sort();
         files.dedup();
-        super::summary_to_stderr(files.len(), &recs);
+        super::summary_to_stderr(files.len(), &recs, 0);
     }
     // As `check` would end: 2 when some input was not judged, else 3 when one ran out.
     if recs.iter().any(|r| r.status == "error") {

@@ -472,13 +472,17 @@ fn check(a: &CheckArgs) -> i32 {
             .filter(|f| folders[&folder_of(f)].unroll == u)
             .cloned()
             .collect();
+        let run = batch::Run {
+            parallel,
+            shuffled: false,
+            done: &done,
+        };
         records.extend(batch::run(
             &group,
             &diag::load_record,
             &models,
             &settings(j, u),
-            parallel,
-            &done,
+            run,
         ));
     }
     if let Some(b) = bar {

@@ -391,7 +391,10 @@ mod tests {
     fn explore(src: &str, limit: usize) -> (Exploration, crate::judge::Judgement) {
         let t = crate::litmus::parse(src).expect("parses");
         let m = load_shipped("power", &Default::default()).expect("model");
-        let o = Options::default();
+        let o = Options {
+            evidence: true,
+            ..Options::default()
+        };
         let x = executions(&t, &m.model, None, &o, limit).expect("runs");
         let j = judge::run(&t, &m.model, None, &o).expect("judges");
         (x, j)
@@ -435,7 +438,10 @@ mod tests {
     fn rejections_name_the_check_for_each_forbidden_state() {
         let t = crate::litmus::parse(MP).expect("parses");
         let m = load_shipped("power", &Default::default()).expect("model");
-        let o = Options::default();
+        let o = Options {
+            evidence: true,
+            ..Options::default()
+        };
         let j = judge::run(&t, &m.model, None, &o).expect("judges");
         let want = j.forbidden_by.expect("forbidden").check;
         // The states satisfying the condition are the forbidden ones.

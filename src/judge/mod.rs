@@ -16,7 +16,7 @@ use crate::litmus::ast::{Arch, LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How to run a test.
@@ -39,6 +39,12 @@ pub struct Options {
     pub explainer: Option<Explainer>,
     /// Counts the candidates judged as they are (for a progress display).
     pub progress: Option<Progress>,
+    /// Build the evidence behind the answer: the witness graph and, for a forbidden
+    /// outcome, why the first candidate reaching it was rejected. Only for outputs that
+    /// print them (`--explain`, `--graph`, JSON records, the explorer): an explanation
+    /// may take thousands of coherence orders, and looking for one keeps the search from
+    /// leaving out subtrees that hold the outcome.
+    pub evidence: bool,
 }
 
 /// The same model loaded with the variant `explain`, which our shipped models test to
@@ -95,6 +101,7 @@ impl Default for Options {
             tuning: Tuning::default(),
             explainer: None,
             progress: None,
+            evidence: false,
         }
     }
 }
@@ -335,7 +342,51 @@ pub(crate) fn visit(
         },
         ..opts.clone()
     };
-    visit_part(&p, model, &opts, &[], f)
+    visit_part(&p, model, &opts, &Part::whole(), f)
+}
+
+/// One part of a judgement split for the workers ([`partition`]): its prefix of run
+/// choices, its place in enumeration order, and what the parts share.
+struct Part<'a> {
+    prefix: &'a [usize],
+    index: usize,
+    firsts: &'a Firsts,
+}
+
+/// The first part, in enumeration order, that found a witness and that explained a
+/// forbidden outcome: the merged judgement keeps the first part's, so later parts need
+/// build neither (nor keep subtrees that may hold the outcome to explain it).
+struct Firsts {
+    witness: AtomicUsize,
+    why: AtomicUsize,
+}
+
+impl Default for Firsts {
+    fn default() -> Firsts {
+        Firsts {
+            witness: AtomicUsize::new(usize::MAX),
+            why: AtomicUsize::new(usize::MAX),
+        }
+    }
+}
+
+impl Part<'_> {
+    fn whole() -> Part<'static> {
+        static NONE: std::sync::OnceLock<Firsts> = std::sync::OnceLock::new();
+        Part {
+            prefix: &[],
+            index: 0,
+            firsts: NONE.get_or_init(Firsts::default),
+        }
+    }
+    /// Whether this part should still build a witness graph.
+    fn wants_witness(&self, opts: &Options) -> bool {
+        opts.evidence && self.firsts.witness.load(Ordering::Relaxed) >= self.index
+    }
+    /// Whether this part should still explain a forbidden outcome.
+    fn wants_why(&self, opts: &Options) -> bool {
+        opts.evidence && self.firsts.why.load(Ordering::Relaxed) >= self.index
+    }
 }
 
 /// A test ready for its candidates to be visited: its program and each thread's runs.
@@ -378,14 +429,16 @@ pub(crate) fn prepare<'t>(
     })
 }
 
-/// Like [`visit`], over the candidates whose first threads take the runs in `prefix`.
+/// Like [`visit`], over the candidates whose first threads take the runs in the part's
+/// prefix.
 fn visit_part(
     pre: &Prepared,
     model: &Model,
     opts: &Options,
-    prefix: &[usize],
+    part: &Part,
     f: &mut dyn FnMut(Branch) -> bool,
 ) -> Result<Visited, EngineError> {
+    let prefix = part.prefix;
     let Prepared {
         prog,
         runs,
@@ -444,10 +497,11 @@ fn visit_part(
     };
     let bounder = (opts.tuning.bound_min > 0).then_some(&bounder);
     // Whether a candidate satisfying the condition failed: the first one explains a
-    // forbidden outcome, so until then no subtree that may hold one is cut.
+    // forbidden outcome, so until then (when the output shows it) no subtree that may
+    // hold one is cut.
     let explained = Cell::new(false);
     let doomed = |c: &Candidate| {
-        if !explained.get() {
+        if !explained.get() && part.wants_why(opts) {
             // The runs are chosen, the final writes not.
             let look = |l: &LocRef| match l {
                 LocRef::Global(g) if !g.starts_with("fault(") => None,
@@ -643,11 +697,17 @@ pub fn run(
         }
     };
     let stop = AtomicBool::new(false);
-    let judge_part = |prefix: &Vec<usize>| {
+    let firsts = Firsts::default();
+    let judge_part = |(index, prefix): (usize, &Vec<usize>)| {
         let mut j = Judgement::empty(test, model);
-        let seen = visit_part(&pre, model, opts, prefix, &mut |b: Branch| {
+        let part = Part {
+            prefix,
+            index,
+            firsts: &firsts,
+        };
+        let seen = visit_part(&pre, model, opts, &part, &mut |b: Branch| {
             !stop.load(Ordering::Relaxed) && {
-                let go_on = j.record(b, opts);
+                let go_on = j.record(b, opts, &part);
                 if !go_on {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -657,9 +717,9 @@ pub fn run(
         (j, seen)
     };
     let results: Vec<(Judgement, Result<Visited, EngineError>)> = if parts.len() > 1 {
-        in_order_of_need(&parts, judge_part)
+        crate::workers::each_in_order(&parts, |i, p| judge_part((i, p)))
     } else {
-        parts.iter().map(judge_part).collect()
+        parts.iter().enumerate().map(judge_part).collect()
     };
     let mut j = Judgement::empty(test, model);
     let mut seen = Visited {
@@ -698,32 +758,6 @@ pub fn run(
     j.cut = seen.cut > 0;
     j.warnings = lint::warnings(&pre.prog, &pre.runs, j.sat + j.unsat);
     Ok(j)
-}
-
-/// `f` of every part, each worker taking the next part not yet taken as soon as it is free:
-/// parts come in enumeration order and under symmetries the heavy ones come first, so this
-/// greedy order keeps both workers busy to the end, where rayon's halving of the list left
-/// one worker with the last heavy part.
-fn in_order_of_need<T: Send + Sync>(
-    parts: &[Vec<usize>],
-    f: impl Fn(&Vec<usize>) -> T + Sync,
-) -> Vec<T> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done: Vec<std::sync::OnceLock<T>> = parts.iter().map(|_| Default::default()).collect();
-    rayon::scope(|s| {
-        for _ in 0..rayon::current_num_threads().min(parts.len()) {
-            s.spawn(|_| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(p) = parts.get(i) else { break };
-                    let _ = done[i].set(f(p));
-                }
-            });
-        }
-    });
-    done.into_iter()
-        .map(|d| d.into_inner().expect("every part is judged"))
-        .collect()
 }
 
 /// Makes sure rayon's global pool, unless a caller built it already, has threads with
@@ -810,7 +844,7 @@ impl Judgement {
 
     /// Takes one branch into account; false when it settles the condition and only the
     /// verdict was asked for.
-    fn record(&mut self, b: Branch, opts: &Options) -> bool {
+    fn record(&mut self, b: Branch, opts: &Options, part: &Part) -> bool {
         match &b.verdict.failed {
             // herd never visits the executions that cannot settle the condition.
             None if opts.speedcheck != Speed::False && !settles(self.quant, b.sat) => true,
@@ -824,9 +858,10 @@ impl Judgement {
                 if !self.states.contains(b.state()) {
                     self.states.insert(b.state().clone());
                 }
-                if b.sat && self.witness.is_none() {
+                if b.sat && self.witness.is_none() && part.wants_witness(opts) {
                     self.witness = Some(ExecGraph::of(b.c, &b.verdict));
                     self.witness_state = Some(b.state().clone());
+                    part.firsts.witness.fetch_min(part.index, Ordering::Relaxed);
                 }
                 if let Some((show, n)) = &opts.nshow
                     && show.selects(self.quant, b.sat, &b.verdict.flags)
@@ -839,8 +874,9 @@ impl Judgement {
                 opts.speedcheck != Speed::Fast
             }
             Some(f) => {
-                if b.sat && self.forbidden_by.is_none() {
+                if b.sat && self.forbidden_by.is_none() && part.wants_why(opts) {
                     self.forbidden_by = Some(explain_with(b.c, &b.verdict, f, b.state(), opts));
+                    part.firsts.why.fetch_min(part.index, Ordering::Relaxed);
                 }
                 true
             }

@@ -74,6 +74,9 @@ pub struct Answer {
     pub observation: String,
     pub condition: String,
     pub flags: Vec<String>,
+    /// How many final states there are when `states` was dropped ([`Record::slim`]).
+    #[serde(skip)]
+    pub dropped_states: Option<usize>,
     /// The unrolling bound cut executions off.
     #[serde(rename = "loop")]
     pub cut: bool,
@@ -208,9 +211,19 @@ fn loc_key(l: &LocRef) -> String {
 
 /// The answer of a judged test.
 pub fn answer(t: &Test, j: &Judgement) -> Answer {
-    let (pos, neg) = j.witnesses();
     Answer {
         states: j.states.iter().map(|s| state_map(j, s)).collect(),
+        dropped_states: None,
+        ..counted(t, j)
+    }
+}
+
+/// [`answer`] without its final states, only their number (see [`table_row`]).
+fn counted(t: &Test, j: &Judgement) -> Answer {
+    let (pos, neg) = j.witnesses();
+    Answer {
+        states: Vec::new(),
+        dropped_states: Some(j.states.len()),
         result: if j.ok() { "Ok" } else { "No" }.into(),
         pos,
         neg,
@@ -333,6 +346,21 @@ pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
     rec
 }
 
+/// What a table needs of a record: [`status`] and the answer's verdict and number of
+/// states, not the states themselves, herd's block or the graphs (a batch keeps a record
+/// per test until the table is printed).
+pub fn table_row(r: &Judged, column_name: &str, index: usize) -> Record {
+    let mut rec = status(r, column_name, index);
+    if let (Status::Judged(j), Some(t)) = (&r.status, r.test.as_deref()) {
+        rec.answer = Some(Answer {
+            forbidden_by: None,
+            witness: None,
+            ..counted(t, j)
+        });
+    }
+    rec
+}
+
 /// Records as JSON lines.
 pub fn lines(records: &[Record]) -> String {
     records.iter().map(|r| r.to_line() + "\n").collect()
@@ -345,6 +373,13 @@ pub fn herd_blocks(records: &[Record]) -> String {
         .filter(|r| !r.herd.is_empty())
         .map(|r| r.herd.clone() + "\n")
         .collect()
+}
+
+impl Answer {
+    /// How many final states the answer has.
+    pub fn state_count(&self) -> usize {
+        self.dropped_states.unwrap_or(self.states.len())
+    }
 }
 
 impl Record {

@@ -35,7 +35,7 @@ fn verdict(r: &Record) -> String {
     } else {
         ""
     };
-    format!("{v} ({}{race})", plural(a.states.len(), "state", "states"))
+    format!("{v} ({}{race})", plural(a.state_count(), "state", "states"))
 }
 
 /// A cell: the judged members' verdict (with the states when one member), named when
@@ -74,7 +74,8 @@ fn cell(members: &[&Record]) -> String {
 }
 
 /// The table of `records` (in batch order) under `columns`, its legend and summary.
-pub fn render(columns: &[String], records: &[Record]) -> String {
+/// `unwritten`: see [`summary`].
+pub fn render(columns: &[String], records: &[Record], unwritten: usize) -> String {
     // Rows in order of first appearance: a family, else a file.
     let mut keys: Vec<String> = Vec::new();
     let mut rows: BTreeMap<String, (String, Vec<Vec<&Record>>)> = BTreeMap::new();
@@ -151,7 +152,7 @@ pub fn render(columns: &[String], records: &[Record]) -> String {
     }
     out.push('\n');
     out.push_str(LEGEND);
-    out.push_str(&summary(records));
+    out.push_str(&summary(records, unwritten));
     out
 }
 
@@ -179,7 +180,9 @@ timeout, out of memory, too big: no answer within the limits; error: not judged 
 
 /// The batch in one line: files, (file, model) pairs judged, errors, out of budget, and
 /// answers that contradict their test's `Result:` comment.
-pub fn summary(records: &[Record]) -> String {
+/// `unwritten`: outputs asked for and not made (a graph Graphviz did not draw), counted
+/// with the errors.
+pub fn summary(records: &[Record], unwritten: usize) -> String {
     let records: Vec<&Record> = records.iter().filter(|r| r.applies()).collect();
     let mut files: Vec<&str> = records.iter().map(|r| r.file.as_str()).collect();
     files.sort();
@@ -193,6 +196,7 @@ pub fn summary(records: &[Record]) -> String {
     unparsed.sort();
     unparsed.dedup();
     let errors = unparsed.len()
+        + unwritten
         + records
             .iter()
             .filter(|r| r.status == "error" && r.test.is_some())

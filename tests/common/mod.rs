@@ -8,6 +8,7 @@ use litmus::report;
 use std::path::{Path, PathBuf};
 
 pub mod process;
+pub mod skip;
 pub mod terminal;
 
 /// A shipped model by name.

@@ -17,12 +17,7 @@ impl Terminal {
     /// Runs the shell command `cmd` in a new 160×50 terminal whose socket lives in `dir`;
     /// `None` (said loudly) when tmux is missing.
     pub fn start(dir: &Path, name: &str, cmd: &str) -> Option<Terminal> {
-        let there = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !there {
-            eprintln!("SKIPPED {name}: no tmux on this machine");
+        if !super::skip::program(name, "tmux", &["-V"], None) {
             return None;
         }
         let t = Terminal {

@@ -1,7 +1,7 @@
 //! Drawing the explorer: header (herd's summary), the list of executions, the selected
 //! one's events, edges and forbidding cycle, and a footer with the keys.
 
-use super::app::{App, Cond, Focus, Mode, RELATIONS, Verdicts, verdict};
+use super::app::{App, Cond, Focus, Mode, RELATIONS, Verdicts, rejection};
 use litmus::judge::explore::ExecRecord;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -111,11 +111,10 @@ fn draw_list(f: &mut Frame, app: &mut App, area: Rect) {
         .iter()
         .map(|&i| {
             let r = &app.exploration.records[i];
-            let v = verdict(r);
-            let colour = if r.consistent() {
-                Color::Green
-            } else {
-                Color::Red
+            // Consistent and rejected executions in columns of their own.
+            let (ok, rejected) = match rejection(r) {
+                None => ("✓ consistent", String::new()),
+                Some(check) => ("", format!("✗ rejected by {check}")),
             };
             let number = match r.from_judge() {
                 true => format!("{:>width$} ", "J"),
@@ -132,7 +131,8 @@ fn draw_list(f: &mut Frame, app: &mut App, area: Rect) {
                     if r.sat { "sat " } else { "    " },
                     Style::new().fg(Color::Cyan),
                 ),
-                Span::styled(v.to_string(), Style::new().fg(colour)),
+                Span::styled(format!("{ok:<13}"), Style::new().fg(Color::Green)),
+                Span::styled(rejected, Style::new().fg(Color::Red)),
             ]))
         })
         .collect();
@@ -424,7 +424,9 @@ mod tests {
             a.key(KeyEvent::from(KeyCode::Char(c)));
         }
         let s = screen(&mut a);
-        let check = verdict(a.current().expect("selected")).to_string();
+        let check = rejection(a.current().expect("selected"))
+            .expect("rejected")
+            .to_string();
         assert!(s.contains(&format!("rejected by {check}")), "{s}");
         assert!(s.contains(&format!("Cycle of {check}")), "{s}");
         assert!(s.contains("--fr-->"), "{s}");

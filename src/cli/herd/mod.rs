@@ -433,71 +433,45 @@ impl Herd {
                 litmus::report::diag::Diagnostic::error(p.display().to_string(), None, "")
             })
         };
-        let records = batch::run(
+        // Each test's block goes out as soon as it and those before it are judged, the
+        // plan's warnings in their places between them.
+        let mut printer = Printer {
+            herd: self,
+            models: &models,
+            hashes: &hashes,
+            plan: plan.iter(),
+            status: 0,
+            stop: None,
+            out: std::io::stdout(),
+            err: std::io::stderr(),
+        };
+        let run = batch::Run {
+            parallel: to_judge.len() > 1,
+            shuffled: false,
+            done: &|| {},
+        };
+        batch::stream(
             &to_judge,
             &load,
             &models,
             &settings,
-            to_judge.len() > 1,
-            &|| {},
+            run,
+            &|r| r,
+            &mut |r| printer.record(r),
         );
-        let mut by_file: HashMap<&Path, &batch::Record> =
-            records.iter().map(|r| (r.file.as_path(), r)).collect();
-
-        let mut status = 0;
-        let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
-        for e in &plan {
-            let warning = match e {
-                Entry::Fails(w) => Some(w.clone()),
-                Entry::Judge(f) => {
-                    let r = by_file.remove(f.as_path()).expect("judged");
-                    match &r.status {
-                        Status::Judged(j) => {
-                            let t = r.test.as_deref().expect("parsed");
-                            let mut text = litmus::report::herd::block(t, j);
-                            // After `Time`, herd prints the test's hash (the block has it
-                            // already when the test's header gives it).
-                            if let Some(h) = hashes.get(f)
-                                && !t.info.iter().any(|(k, _)| k == "Hash")
-                            {
-                                text.push_str(&format!("Hash={h}\n"));
-                            }
-                            text.push('\n');
-                            write_all(&mut out, &text)?;
-                            if let Some(o) = &self.output {
-                                let m = models.model_for(t)?;
-                                self.pictures(o, f, t, &m, &mut out)?;
-                            }
-                            None
-                        }
-                        Status::Undetermined(x, _) => {
-                            status = TIMED_OUT;
-                            if self.verbose >= 0 {
-                                let _ = out.flush();
-                                let _ = writeln!(
-                                    err,
-                                    "Warning: File \"{}\": {x}, no answer (litmus: exit status {TIMED_OUT})",
-                                    f.display()
-                                );
-                            }
-                            None
-                        }
-                        Status::Error(e) => Some(engine_warning(f, &e.msg)),
-                        Status::NotApplicable => None,
-                    }
-                }
-            };
-            if let Some(w) = warning {
-                let _ = out.flush();
-                let _ = writeln!(err, "Warning: {w}");
-                let _ = err.flush();
-                if self.exit_if_failed {
-                    return Ok(1);
-                }
-            }
-        }
+        printer.rest();
+        let Printer {
+            status,
+            stop,
+            mut out,
+            ..
+        } = printer;
         let _ = out.flush();
-        Ok(status)
+        match stop {
+            Some(Halt::Failed) => Ok(1),
+            Some(Halt::Error(e)) => Err(e),
+            None => Ok(status),
+        }
     }
 
     /// The judge's options from herd's.
@@ -849,4 +823,100 @@ fn write_all(out: &mut impl Write, text: &str) -> Result<(), String> {
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
         .map_err(|e| format!("cannot write the output: {e}"))
+}
+
+/// Why a herd7 run stopped printing before the end of its plan.
+enum Halt {
+    /// `-exit-if-failed` met a failure.
+    Failed,
+    Error(String),
+}
+
+/// Prints a herd7 run's plan in order: the warnings of the files it could not judge,
+/// and each judged file's block as it comes.
+struct Printer<'a, 'p> {
+    herd: &'a Herd,
+    models: &'a batch::Models,
+    hashes: &'a HashMap<PathBuf, String>,
+    plan: std::slice::Iter<'p, Entry>,
+    status: i32,
+    stop: Option<Halt>,
+    out: std::io::Stdout,
+    err: std::io::Stderr,
+}
+
+impl Printer<'_, '_> {
+    /// The plan's warnings up to `r`'s file, then `r`.
+    fn record(&mut self, r: batch::Record) {
+        while self.stop.is_none() {
+            match self.plan.next() {
+                Some(Entry::Fails(w)) => self.warn(w.clone()),
+                Some(Entry::Judge(f)) if *f == r.file => break,
+                Some(Entry::Judge(_)) | None => return,
+            }
+        }
+        if self.stop.is_some() {
+            return;
+        }
+        if let Err(e) = self.judged(&r) {
+            self.stop = Some(Halt::Error(e));
+        }
+    }
+
+    /// The plan's warnings after the last judged file.
+    fn rest(&mut self) {
+        while self.stop.is_none() {
+            match self.plan.next() {
+                Some(Entry::Fails(w)) => self.warn(w.clone()),
+                Some(Entry::Judge(_)) => {}
+                None => return,
+            }
+        }
+    }
+
+    fn judged(&mut self, r: &batch::Record) -> Result<(), String> {
+        let f = &r.file;
+        match &r.status {
+            Status::Judged(j) => {
+                let t = r.test.as_deref().expect("parsed");
+                let mut text = litmus::report::herd::block(t, j);
+                // After `Time`, herd prints the test's hash (the block has it already
+                // when the test's header gives it).
+                if let Some(h) = self.hashes.get(f)
+                    && !t.info.iter().any(|(k, _)| k == "Hash")
+                {
+                    text.push_str(&format!("Hash={h}\n"));
+                }
+                text.push('\n');
+                write_all(&mut self.out, &text)?;
+                if let Some(o) = &self.herd.output {
+                    let m = self.models.model_for(t)?;
+                    self.herd.pictures(o, f, t, &m, &mut self.out)?;
+                }
+            }
+            Status::Undetermined(x, _) => {
+                self.status = TIMED_OUT;
+                if self.herd.verbose >= 0 {
+                    let _ = self.out.flush();
+                    let _ = writeln!(
+                        self.err,
+                        "Warning: File \"{}\": {x}, no answer (litmus: exit status {TIMED_OUT})",
+                        f.display()
+                    );
+                }
+            }
+            Status::Error(e) => self.warn(engine_warning(f, &e.msg)),
+            Status::NotApplicable => {}
+        }
+        Ok(())
+    }
+
+    fn warn(&mut self, w: String) {
+        let _ = self.out.flush();
+        let _ = writeln!(self.err, "Warning: {w}");
+        let _ = self.err.flush();
+        if self.herd.exit_if_failed {
+            self.stop = Some(Halt::Failed);
+        }
+    }
 }
