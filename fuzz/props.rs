@@ -76,8 +76,8 @@ pub fn cfg_text(data: &[u8]) {
 /// A small test: it parses (the generator only writes valid tests), every shipped model
 /// for its architecture judges it within the budget, and the fast paths, each forced on
 /// however small the test (bounds of whole subtrees, cuts of doomed partial `rf` choices,
-/// symmetry, plans), give the answer of the reference: every candidate enumerated and
-/// judged by the reference evaluator (`check --reference`).
+/// symmetry, plans), and the growing exploration, give the answer of the reference: every
+/// candidate enumerated and judged by the reference evaluator (`check --reference`).
 pub fn check_test(src: &str) {
     let t = lit::parse(src).unwrap_or_else(|e| panic!("generated test does not parse: {e}\n{src}"));
     MODELS.with(|models| {
@@ -92,11 +92,20 @@ pub fn check_test(src: &str) {
                 m.macros.as_ref(),
                 Options::default().reference(),
             );
-            if let (Some(f), Some(p)) = (fast, reference) {
+            let grown = judge_within_budget(&t, &m.model, m.macros.as_ref(), grown_options());
+            if let (Some(f), Some(p)) = (fast, reference.as_ref()) {
                 assert_eq!(
                     answer(&f),
-                    answer(&p),
+                    answer(p),
                     "{}: fast paths differ from the reference on\n{src}",
+                    m.label
+                );
+            }
+            if let (Some(g), Some(p)) = (grown, reference.as_ref()) {
+                assert_eq!(
+                    answer(&g),
+                    answer(p),
+                    "{}: the growing exploration differs from the reference on\n{src}",
                     m.label
                 );
             }
@@ -123,6 +132,13 @@ fn forced_options() -> Options {
         tuning: litmus::tuning::Tuning::eager(),
         ..Options::default()
     }
+}
+
+/// The growing exploration (`exec::grow`) however small the test.
+fn grown_options() -> Options {
+    let mut o = Options::default();
+    o.tuning.exploration = litmus::tuning::Exploration::Grow;
+    o
 }
 
 /// Judges `t` under the budget and fails if the run ends later than the budget allows;

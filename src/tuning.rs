@@ -43,6 +43,26 @@ pub struct Tuning {
     /// sets it: it takes every order unpruned, and its explanation is a best effort (a
     /// judgement needs every order, and its budget bounds it).
     pub orders_max: u64,
+    /// How candidates are enumerated.
+    pub exploration: Exploration,
+    /// With [`Exploration::Auto`]: a test one of whose threads has more runs than this,
+    /// over every value its reads may take, is explored by growing its executions.
+    pub domain_runs_max: usize,
+}
+
+/// How candidates are enumerated (see ARCHITECTURE.md, "Exploring executions").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exploration {
+    /// Every run of every thread over the values its reads may take, then every
+    /// combination and `rf` (`exec::threads`, `exec::candidate`): the reference, and the
+    /// fastest on tests whose threads have few runs (symmetries, bounds of subtrees).
+    Domains,
+    /// Executions grown read by read, each read taking its value from the write it
+    /// reads from (`exec::grow`).
+    Grow,
+    /// `Domains` unless a thread has more than [`Tuning::domain_runs_max`] runs, then
+    /// `Grow` (where the test allows it).
+    Auto,
 }
 
 impl Default for Tuning {
@@ -58,6 +78,8 @@ impl Default for Tuning {
             shapes_kept: 4,
             bounded_branches: 64,
             orders_max: 0,
+            exploration: Exploration::Auto,
+            domain_runs_max: 2_000,
         }
     }
 }
@@ -73,6 +95,7 @@ impl Tuning {
             symmetry: false,
             early_rejects: false,
             prune_orders: false,
+            exploration: Exploration::Domains,
             ..Tuning::default()
         }
     }
@@ -91,6 +114,8 @@ impl Tuning {
             shapes_kept: 1,
             bounded_branches: 64,
             orders_max: 0,
+            exploration: Exploration::Auto,
+            domain_runs_max: 2_000,
         }
     }
 }

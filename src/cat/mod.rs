@@ -17,6 +17,7 @@
 //! [`Checker`] is where the engine meets them: it keeps a plan per shape and falls back on
 //! the reference evaluator where a model does not compile.
 
+pub mod assume;
 mod ast;
 mod builtins;
 mod checker;
@@ -332,6 +333,11 @@ pub struct Model {
     natives: Vec<(ast::Pos, native::Native)>,
     /// See [`prune::rejects_po_rf_cycles`].
     po_rf_guard: bool,
+    /// What the growing exploration may assume (see [`assume`]): SC per location and
+    /// atomicity, checked in every branch.
+    assumes: (bool, bool),
+    /// What orders every branch keeps acyclic (see [`assume::orders`]).
+    orders: assume::Orders,
 }
 
 struct LoadedFile {
@@ -408,6 +414,8 @@ impl Model {
                 .collect(),
             natives: Vec::new(),
             po_rf_guard: false,
+            assumes: (false, false),
+            orders: assume::Orders::default(),
         };
         let dirs = &opts.include_dirs;
         let main_dir = main.dir();
@@ -579,12 +587,25 @@ impl Model {
             .flat_map(|f| native::find(&f.path, &f.prog.body, name))
             .collect();
         self.po_rf_guard = prune::rejects_po_rf_cycles(self);
+        self.assumes = (assume::coherence(self), assume::atomicity(self));
+        self.orders = assume::orders(self);
     }
 
     /// Whether the model rejects every candidate in which a read takes its value from a
     /// write after it in program order (see [`prune::rejects_po_rf_cycles`]).
     pub fn rejects_po_rf_cycles(&self) -> bool {
         self.po_rf_guard
+    }
+
+    /// Whether every branch checks SC per location over a coherence order, and the
+    /// atomicity of read-modify-writes (see [`assume`]).
+    pub fn assumes(&self) -> (bool, bool) {
+        self.assumes
+    }
+
+    /// What orders every branch keeps acyclic (see [`assume::orders`]).
+    pub fn orders(&self) -> assume::Orders {
+        self.orders
     }
 
     /// Whether a variant condition holds for this model's variants.

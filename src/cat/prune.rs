@@ -237,6 +237,8 @@ const CO: u8 = 4;
 /// `(rf^-1; co) \ id`
 const FR: u8 = 8;
 pub const ALL: u8 = PO_LOC | RF | CO | FR;
+/// `rf^-1` (followed only with [`Roots::named_inverse`]).
+const RF_INV: u8 = 16;
 
 /// The names the analysis starts from.
 pub struct Roots {
@@ -250,6 +252,12 @@ pub struct Roots {
     /// The primitives `po` and `loc`, whose intersection is `po-loc`, when reading a whole
     /// model (the standard library defines `po-loc` that way).
     pub po_and_loc: Option<(Sym, Sym)>,
+    /// Sets that hold every access of the candidates at hand (the primitives `M`, `Exp`
+    /// when no access is implicit): `[S]; r; [S]` then contains what `r` contains.
+    pub accesses: Vec<Sym>,
+    /// Follow `rf^-1` through the names it is bound to (`let rf-inv = rf^-1`; the LKMM's
+    /// `fr` is `rf-inv; co`).
+    pub named_inverse: bool,
 }
 
 /// Reading a model for a guard check: the instructions after a `with`, or the whole model.
@@ -282,6 +290,8 @@ pub fn rejects_po_rf_cycles(m: &super::Model) -> bool {
             po_loc: None,
             id,
             po_and_loc: Some((po, loc)),
+            accesses: Vec::new(),
+            named_inverse: false,
         },
         PO_LOC | RF,
     );
@@ -351,9 +361,33 @@ impl<'m> Scan<'m> {
                 {
                     FR
                 }
+                [a, b]
+                    if r.named_inverse && self.mask(a) & RF_INV != 0 && self.mask(b) & CO != 0 =>
+                {
+                    FR
+                }
+                // `[S]; r; [S]` with every access in `S`.
+                [Expr::Op1(_, Op1::ToId, s1), x, Expr::Op1(_, Op1::ToId, s2)]
+                    if self.covers(s1) && self.covers(s2) =>
+                {
+                    self.mask(x)
+                }
                 _ => 0,
             },
+            Expr::Op1(_, Op1::Inv, a) if r.named_inverse && self.mask(a) & RF != 0 => RF_INV,
             _ => 0,
+        }
+    }
+
+    /// Whether the set `e` holds every access (see [`Roots::accesses`]).
+    fn covers(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Var(_, y) => {
+                self.roots.accesses.contains(y) && !self.cov.contains_key(y) && !self.m.binds(*y)
+            }
+            Expr::Op(_, Op2::Inter, es) => es.iter().all(|a| self.covers(a)),
+            Expr::Op(_, Op2::Union, es) => es.iter().any(|a| self.covers(a)),
+            _ => false,
         }
     }
 

@@ -71,6 +71,7 @@ pub fn run(a: &CheckArgs) -> i32 {
         options.tuning.doomed_min = 0;
         options.tuning.symmetry = false;
     }
+    options.tuning.exploration = super::exploration(&a.exploration);
     if a.reference {
         options = options.reference();
     }

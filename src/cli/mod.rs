@@ -227,6 +227,12 @@ pub struct CheckArgs {
     /// within the same limits).
     #[arg(long)]
     pub reference: bool,
+    /// How candidates are enumerated: `domains` (every run of each thread over the
+    /// values its reads may take, then their combinations), `grow` (executions grown read
+    /// by read, each read taking its value from the write it reads from), or `auto`
+    /// (domains unless a thread has too many runs). The same answers.
+    #[arg(long, value_parser = ["auto", "domains", "grow"], default_value = "auto")]
+    pub exploration: String,
     /// Explain forbidden outcomes: the axiom and the cycle that rule them out.
     #[arg(long)]
     pub explain: bool,
@@ -460,6 +466,16 @@ pub fn choice(m: &ModelArgs) -> Result<Choice, String> {
             })
             .collect::<Result<_, String>>()
             .map(Choice::Columns),
+    }
+}
+
+/// `--exploration`'s value (clap admits only these).
+pub fn exploration(name: &str) -> litmus::tuning::Exploration {
+    use litmus::tuning::Exploration;
+    match name {
+        "domains" => Exploration::Domains,
+        "grow" => Exploration::Grow,
+        _ => Exploration::Auto,
     }
 }
 

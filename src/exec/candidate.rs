@@ -380,7 +380,15 @@ struct Layout {
 }
 
 impl Layout {
-    fn of(p: &Program, combiner: &Combiner, runs: &[&ThreadExec], shapes: &[u32]) -> Layout {
+    /// `po_later_rf`: whether a read may take its value from a write after it in program
+    /// order (see [`Combiner`]).
+    fn of(
+        p: &Program,
+        observed: &[LocId],
+        po_later_rf: bool,
+        runs: &[&ThreadExec],
+        shapes: &[u32],
+    ) -> Layout {
         let nloc = p.symbols.len();
         // The initial writes first, then each thread's events in order.
         let mut events: Vec<EventInfo> = (0..nloc)
@@ -418,7 +426,7 @@ impl Layout {
             }
         }
         let mut base = base_primitives(p, &events, &instr, runs, &offsets);
-        let po = base.1.get("po").filter(|_| !combiner.po_later_rf);
+        let po = base.1.get("po").filter(|_| !po_later_rf);
         let writes = (0..events.len())
             .filter(|&i| events[i].kind == Kind::Read)
             .map(|i| {
@@ -429,8 +437,7 @@ impl Layout {
                 (i, ws)
             })
             .collect();
-        let finals: Vec<(LocId, Vec<usize>)> = combiner
-            .observed
+        let finals: Vec<(LocId, Vec<usize>)> = observed
             .iter()
             .map(|&l| {
                 let loc = Some(Value::Addr(l));
@@ -486,7 +493,8 @@ impl Layout {
         shapes: &[u32],
     ) -> &'l Layout {
         if memo.as_ref().is_none_or(|l| l.shapes != shapes) {
-            *memo = Some(Layout::of(p, combiner, runs, shapes));
+            let po_later_rf = combiner.po_later_rf;
+            *memo = Some(Layout::of(p, &combiner.observed, po_later_rf, runs, shapes));
         }
         let l = memo.as_mut().expect("just set");
         l.set_values(runs);
@@ -934,4 +942,91 @@ fn base_primitives(
         rels.insert("rf-reg".into(), rf_reg);
     }
     (sets, rels)
+}
+
+/// A write a read takes its value from: an initial write, or an event of a thread's run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Source {
+    Init(LocId),
+    Event { thread: u32, event: u32 },
+}
+
+/// Candidates of runs and `rf` chosen elsewhere (the growing exploration, `exec::grow`),
+/// made with the enumerator's layouts: one per shape of runs, kept while shapes repeat.
+pub struct Assembler {
+    layout: Option<Layout>,
+    observed: Vec<LocId>,
+}
+
+impl Assembler {
+    pub fn new(p: &Program) -> Assembler {
+        Assembler {
+            layout: None,
+            observed: p.observed_globals(),
+        }
+    }
+
+    /// The candidates of `runs` (whose shapes are `shapes`) in which each read of `rf`
+    /// (thread, event) reads from its source, one per choice of final writes that
+    /// `final_ok` allows (a location and the write that ends its coherence order), to
+    /// `f` until it returns false.
+    pub fn each(
+        &mut self,
+        p: &Program,
+        runs: &[&ThreadExec],
+        shapes: &[u32],
+        rf: &[((u32, u32), Source)],
+        final_ok: &dyn Fn(LocId, Source) -> bool,
+        f: &mut dyn FnMut(&Candidate) -> bool,
+    ) -> bool {
+        if self.layout.as_ref().is_none_or(|l| l.shapes != shapes) {
+            self.layout = Some(Layout::of(p, &self.observed, true, runs, shapes));
+        }
+        let l = self.layout.as_mut().expect("just set");
+        l.set_values(runs);
+        let l = &*l;
+        let nloc = p.symbols.len();
+        let index = |s: Source| match s {
+            Source::Init(loc) => loc.0 as usize,
+            Source::Event { thread, event } => l.offsets[thread as usize] + event as usize,
+        };
+        let source_of = |i: usize| -> Source {
+            if i < nloc {
+                return Source::Init(LocId(i as u32));
+            }
+            let t = l.offsets.partition_point(|&o| o <= i) - 1;
+            Source::Event {
+                thread: t as u32,
+                event: (i - l.offsets[t]) as u32,
+            }
+        };
+        let mut rel = Rel::empty(l.events.len());
+        for &((t, e), src) in rf {
+            rel.insert(index(src), l.offsets[t as usize] + e as usize);
+        }
+        // The final writes each location may end with.
+        let finals: Vec<Vec<usize>> = l
+            .finals
+            .iter()
+            .map(|(loc, ws)| {
+                (0..ws.len())
+                    .filter(|&k| final_ok(*loc, source_of(ws[k])))
+                    .collect()
+            })
+            .collect();
+        if finals.iter().any(|ks| ks.is_empty()) {
+            return true;
+        }
+        let mut at = vec![0usize; finals.len()];
+        loop {
+            let pick: Vec<usize> = at.iter().zip(&finals).map(|(&a, ks)| ks[a]).collect();
+            let c = l.candidate(p, &pick, rel.clone(), runs);
+            if !f(&c) {
+                return false;
+            }
+            if !advance(&mut at, |k| finals[k].len()) {
+                return true;
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@
 //! ([`candidate`]). The model decides the rest.
 
 pub mod candidate;
+pub mod grow;
 pub mod program;
 pub mod symmetry;
 pub mod threads;

@@ -55,6 +55,9 @@ pub struct Program<'t> {
     pub macros: Option<&'t Macros>,
     /// Threads also record register events (models that compute dependencies, `catdep`).
     pub reg_events: bool,
+    /// Some location holds code (herd's instruction fetches: a read's value is an
+    /// instruction the thread then runs).
+    pub code: bool,
     /// Per C thread, its code as every run executes it, made at the first run.
     c_code: Vec<std::sync::OnceLock<Result<sem::c::Code, Stop>>>,
 }
@@ -117,6 +120,8 @@ impl<'t> Program<'t> {
         if test.arch == Arch::C && macros.is_none() {
             return Err(EngineError::new("C tests need a macro (.def) file"));
         }
+        let code = (0..symbols.len())
+            .any(|l| code_location(test, symbols.name(sem::LocId(l as u32))).is_some());
         Ok(Program {
             test,
             symbols,
@@ -124,6 +129,7 @@ impl<'t> Program<'t> {
             thread_regs,
             macros,
             reg_events: false,
+            code,
             c_code: test.threads.iter().map(|_| Default::default()).collect(),
         })
     }

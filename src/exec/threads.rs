@@ -81,6 +81,16 @@ const MAX_DOMAIN: usize = 1024;
 const MAX_RUNS: usize = 200_000;
 
 pub fn enumerate(p: &Program, unroll: u32, budget: &Budget) -> Result<ThreadRuns, EngineError> {
+    enumerate_at_most(p, unroll, budget, MAX_RUNS)
+}
+
+/// [`enumerate`], giving up (`Exhausted::Size`) past `max_runs` runs of one thread.
+pub fn enumerate_at_most(
+    p: &Program,
+    unroll: u32,
+    budget: &Budget,
+    max_runs: usize,
+) -> Result<ThreadRuns, EngineError> {
     let mut dom = Domains {
         vals: p.init_mem.iter().map(|&v| vec![v]).collect(),
     };
@@ -92,7 +102,7 @@ pub fn enumerate(p: &Program, unroll: u32, budget: &Budget) -> Result<ThreadRuns
         let mut extra = Vec::new();
         let mut undefined = None;
         for idx in 0..p.test.threads.len() {
-            let r = runs_of(p, idx, &dom, unroll, budget)?;
+            let r = runs_of(p, idx, &dom, unroll, budget, max_runs)?;
             cut |= r.cut;
             if undefined.is_none() {
                 undefined = r.undefined.map(|e| (p.test.threads[idx].proc(), e));
@@ -140,6 +150,7 @@ fn runs_of(
     dom: &Domains,
     unroll: u32,
     budget: &Budget,
+    max_runs: usize,
 ) -> Result<Runs, EngineError> {
     let mut out = Vec::new();
     let mut dead_writes = Vec::new();
@@ -152,12 +163,18 @@ fn runs_of(
         match p.run_thread(idx, &mut t) {
             Ok(regs) => {
                 out.push(t.finish(regs));
-                if out.len() > MAX_RUNS {
+                if out.len() > max_runs {
                     return Err(EngineError::exhausted(Exhausted::Size(format!(
-                        "thread P{} has more than {MAX_RUNS} runs",
+                        "thread P{} has more than {max_runs} runs",
                         p.test.threads[idx].proc()
                     ))));
                 }
+            }
+            // Only scripted runs need entries (every value is known here).
+            Err(Stop::Need(n)) => {
+                return Err(EngineError::new(format!(
+                    "internal: a domain run needs {n:?}"
+                )));
             }
             Err(Stop::Choose(n)) => {
                 for i in (0..n).rev() {

@@ -4,9 +4,49 @@
 //! undefined behaviour (herd's `Never 0 0`, which the kernel's scripts read as DEADLOCK).
 //! Warnings never change an answer.
 
-use crate::exec::{Program, threads::ThreadRuns};
+use crate::exec::{Program, grow, threads::ThreadRuns};
 use crate::litmus::ast::{LocRef, Thread};
-use crate::sem::Value;
+use crate::sem::{LocId, SemError, Value};
+
+/// What the runs of a test's threads did, as far as the warnings need to know.
+pub trait Ran {
+    /// Whether some run of thread `t` sets `reg` (`None`: the thread has no run).
+    fn sets(&self, t: usize, reg: &str) -> Option<bool>;
+    /// Whether some run accesses `loc`.
+    fn touches(&self, loc: LocId) -> bool;
+    /// The first run dropped for undefined behaviour: its thread's proc, and why.
+    fn undefined(&self) -> Option<&(u32, SemError)>;
+}
+
+impl Ran for ThreadRuns {
+    fn sets(&self, t: usize, reg: &str) -> Option<bool> {
+        let rs = &self.runs[t];
+        (!rs.is_empty()).then(|| rs.iter().any(|r| r.regs.contains_key(reg)))
+    }
+    fn touches(&self, loc: LocId) -> bool {
+        self.runs
+            .iter()
+            .flatten()
+            .flat_map(|r| &r.events)
+            .any(|e| e.loc == Some(Value::Addr(loc)))
+    }
+    fn undefined(&self) -> Option<&(u32, SemError)> {
+        self.undefined.as_ref()
+    }
+}
+
+impl Ran for grow::Seen {
+    fn sets(&self, t: usize, reg: &str) -> Option<bool> {
+        let regs = self.regs.get(t)?;
+        (!regs.is_empty() || self.ran.get(t) == Some(&true)).then(|| regs.contains(reg))
+    }
+    fn touches(&self, loc: LocId) -> bool {
+        self.touched.contains(&loc)
+    }
+    fn undefined(&self) -> Option<&(u32, SemError)> {
+        self.undefined.as_ref()
+    }
+}
 
 /// A warning about the test: where (line, column) when known, else the text in the test
 /// it is about (`token`, e.g. `1:r2` of the condition), and what.
@@ -18,7 +58,7 @@ pub struct Warning {
 }
 
 /// The warnings for a judged test with `executions` executions (satisfying or not).
-pub fn warnings(p: &Program, runs: &ThreadRuns, executions: usize) -> Vec<Warning> {
+pub fn warnings(p: &Program, runs: &dyn Ran, executions: usize) -> Vec<Warning> {
     let mut out = Vec::new();
     let mut names = Vec::new();
     crate::exec::program::prop_locs(&p.test.condition.prop, &mut |l| {
@@ -36,7 +76,7 @@ pub fn warnings(p: &Program, runs: &ThreadRuns, executions: usize) -> Vec<Warnin
         }
     }
     if executions == 0
-        && let Some((proc, e)) = &runs.undefined
+        && let Some((proc, e)) = runs.undefined()
     {
         out.push(Warning {
             at: e.span.map(|s| (s.line, s.col)),
@@ -60,7 +100,7 @@ fn written(l: &LocRef) -> String {
 }
 
 /// Why the condition's `l` is likely a mistake, if it is.
-fn undefined_name(p: &Program, runs: &ThreadRuns, l: &LocRef) -> Option<String> {
+fn undefined_name(p: &Program, runs: &dyn Ran, l: &LocRef) -> Option<String> {
     let shown = written(l);
     match l {
         LocRef::Reg { proc, reg } => {
@@ -70,10 +110,9 @@ fn undefined_name(p: &Program, runs: &ThreadRuns, l: &LocRef) -> Option<String> 
                 ));
             };
             // No run to look at (every one dropped): nothing to say of its registers.
-            let rs = &runs.runs[t];
-            let set =
-                p.thread_regs[t].contains_key(reg) || rs.iter().any(|r| r.regs.contains_key(reg));
-            (!rs.is_empty() && !set).then(|| {
+            let sets = runs.sets(t, reg)?;
+            let set = p.thread_regs[t].contains_key(reg) || sets;
+            (!set).then(|| {
                 format!("the condition reads `{shown}`, which P{proc} never sets (it reads as 0)")
             })
         }
@@ -86,14 +125,7 @@ fn undefined_name(p: &Program, runs: &ThreadRuns, l: &LocRef) -> Option<String> 
                 });
             // Only an undeclared name is looked for among the events (big tests have
             // hundreds of thousands of runs).
-            let touched = declared
-                || p.symbols.get(g).is_some_and(|id| {
-                    runs.runs
-                        .iter()
-                        .flatten()
-                        .flat_map(|r| &r.events)
-                        .any(|e| e.loc == Some(Value::Addr(id)))
-                });
+            let touched = declared || p.symbols.get(g).is_some_and(|id| runs.touches(id));
             (!declared && !touched).then(|| {
                 format!(
                     "the condition reads location `{shown}`, which no thread accesses and the \

@@ -5,19 +5,22 @@ pub mod cond;
 pub mod explore;
 pub mod graph;
 pub mod lint;
+mod visit;
+
+pub(crate) use visit::Visited;
+use visit::{Engine, Firsts, Part, prepare, visit_part};
 
 use graph::ExecGraph;
 
 use crate::budget::Budget;
-use crate::cat::{CatError, CheckKind, Checker, Fatal, Model, Tuning, Verdict};
-use crate::exec::symmetry::Symmetry;
-use crate::exec::{Candidate, EngineError, Program, candidate, threads};
+use crate::cat::{CheckKind, Checker, Model, Tuning, Verdict};
+use crate::exec::{Candidate, EngineError, Program};
 use crate::litmus::ast::{Arch, LocRef, Quantifier, Test};
 use crate::sem::{Symbols, Value, c::Macros};
-use std::cell::{Cell, OnceCell, RefCell};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// How to run a test.
 #[derive(Clone, Debug)]
@@ -314,17 +317,10 @@ impl Stats {
     }
 }
 
-/// What [`visit`] saw besides the branches.
-pub(crate) struct Visited {
-    pub symbols: Symbols,
-    /// Candidates cut off by the unrolling bound (herd's `Loop`; never judged).
-    pub cut: usize,
-    pub stats: Stats,
-}
-
 /// Run the model on every candidate of `test` and hand each branch's verdict to `f`, until
 /// it returns false. Candidates cut by the loop bound and those the `filter` excludes are not
-/// judged, as in herd. Every `rf` is offered, even those the model is known to reject.
+/// judged, as in herd. Every `rf` is offered, even those the model is known to reject, and
+/// each candidate is judged on its own (for the explorer, which shows every candidate).
 pub(crate) fn visit(
     test: &Test,
     model: &Model,
@@ -333,7 +329,6 @@ pub(crate) fn visit(
     f: &mut dyn FnMut(Branch) -> bool,
 ) -> Result<Visited, EngineError> {
     let p = prepare(test, model, macros, opts, true)?;
-    // Each candidate judged on its own.
     let opts = Options {
         tuning: Tuning {
             bound_min: 0,
@@ -342,327 +337,8 @@ pub(crate) fn visit(
         },
         ..opts.clone()
     };
-    visit_part(&p, model, &opts, &Part::whole(), f)
-}
-
-/// One part of a judgement split for the workers ([`partition`]): its prefix of run
-/// choices, its place in enumeration order, and what the parts share.
-struct Part<'a> {
-    prefix: &'a [usize],
-    index: usize,
-    firsts: &'a Firsts,
-}
-
-/// The first part, in enumeration order, that found a witness and that explained a
-/// forbidden outcome: the merged judgement keeps the first part's, so later parts need
-/// build neither (nor keep subtrees that may hold the outcome to explain it).
-struct Firsts {
-    witness: AtomicUsize,
-    why: AtomicUsize,
-}
-
-impl Default for Firsts {
-    fn default() -> Firsts {
-        Firsts {
-            witness: AtomicUsize::new(usize::MAX),
-            why: AtomicUsize::new(usize::MAX),
-        }
-    }
-}
-
-impl Part<'_> {
-    fn whole() -> Part<'static> {
-        static NONE: std::sync::OnceLock<Firsts> = std::sync::OnceLock::new();
-        Part {
-            prefix: &[],
-            index: 0,
-            firsts: NONE.get_or_init(Firsts::default),
-        }
-    }
-    /// Whether this part should still build a witness graph.
-    fn wants_witness(&self, opts: &Options) -> bool {
-        opts.evidence && self.firsts.witness.load(Ordering::Relaxed) >= self.index
-    }
-    /// Whether this part should still explain a forbidden outcome.
-    fn wants_why(&self, opts: &Options) -> bool {
-        opts.evidence && self.firsts.why.load(Ordering::Relaxed) >= self.index
-    }
-}
-
-/// A test ready for its candidates to be visited: its program and each thread's runs.
-pub(crate) struct Prepared<'t> {
-    prog: Program<'t>,
-    runs: threads::ThreadRuns,
-    combiner: candidate::Combiner,
-    shown: Vec<LocRef>,
-    sym: Option<Symmetry>,
-    start: Instant,
-}
-
-/// `every_rf`: offer every `rf` edge, even those the model is known to reject (for the
-/// explorer, which shows every candidate).
-pub(crate) fn prepare<'t>(
-    test: &'t Test,
-    model: &Model,
-    macros: Option<&'t Macros>,
-    opts: &Options,
-    every_rf: bool,
-) -> Result<Prepared<'t>, EngineError> {
-    let start = Instant::now();
-    let mut prog = Program::new(test, macros)?;
-    prog.reg_events = model.catdep();
-    let runs = threads::enumerate(&prog, opts.unroll, &opts.budget)?;
-    let every_rf = every_rf || !opts.tuning.early_rejects;
-    let combiner =
-        candidate::Combiner::new(&prog, &runs, every_rf || !model.rejects_po_rf_cycles());
-    let shown = shown_locations(test);
-    let sym = (opts.tuning.symmetry && !every_rf)
-        .then(|| Symmetry::of(&prog, &runs, &shown, &opts.budget))
-        .flatten();
-    Ok(Prepared {
-        prog,
-        runs,
-        combiner,
-        shown,
-        sym,
-        start,
-    })
-}
-
-/// Like [`visit`], over the candidates whose first threads take the runs in the part's
-/// prefix.
-fn visit_part(
-    pre: &Prepared,
-    model: &Model,
-    opts: &Options,
-    part: &Part,
-    f: &mut dyn FnMut(Branch) -> bool,
-) -> Result<Visited, EngineError> {
-    let prefix = part.prefix;
-    let Prepared {
-        prog,
-        runs,
-        combiner,
-        shown,
-        sym,
-        start: _,
-    } = pre;
-    let test = prog.test;
-    let mut seen = Visited {
-        symbols: prog.symbols.clone(),
-        cut: 0,
-        stats: Stats::default(),
-    };
-    let mut err = None;
-    let mut exhausted = None;
-    let mut ordinal = 0;
-    // The model's plans for the shapes met (the enumeration visits one shape at a time).
-    let checker = Checker::new(model, &opts.tuning);
-    // A filter that the registers of the runs chosen so far already falsify drops the
-    // combination before its other threads, rf and final writes are enumerated. Not when
-    // some run is cut by the unrolling bound: such candidates count for `Loop` first.
-    let filter = test
-        .filter
-        .as_ref()
-        .filter(|_| !runs.cut && opts.tuning.early_rejects);
-    // With symmetries, a whole combination is judged only when it is the first of its
-    // orbit; `images` then holds the symmetries giving its distinct renamings.
-    let images: RefCell<Vec<usize>> = RefCell::new(vec![0]);
-    let admit = |picks: &[usize]| -> bool {
-        if let Some(sym) = sym
-            && picks.len() == runs.runs.len()
-        {
-            match sym.images(picks) {
-                Some(v) => *images.borrow_mut() = v,
-                None => return false,
-            }
-        }
-        let Some(flt) = filter else {
-            return true;
-        };
-        let look = |l: &LocRef| -> Option<Value> {
-            let LocRef::Reg { proc, reg } = l else {
-                return None;
-            };
-            let t = test.threads.iter().position(|t| t.proc() == *proc)?;
-            let &k = picks.get(t)?;
-            Some(reg_value(prog, &runs.runs[t][k], t, reg))
-        };
-        cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
-    };
-    let bound = |c: &Candidate| checker.bound(&c.prims, c.shapes, &opts.budget);
-    let bounder = candidate::Bounder {
-        bound: &bound,
-        min: opts.tuning.bound_min,
-    };
-    let bounder = (opts.tuning.bound_min > 0).then_some(&bounder);
-    // Whether a candidate satisfying the condition failed: the first one explains a
-    // forbidden outcome, so until then (when the output shows it) no subtree that may
-    // hold one is cut.
-    let explained = Cell::new(false);
-    let doomed = |c: &Candidate| {
-        if !explained.get() && part.wants_why(opts) {
-            // The runs are chosen, the final writes not.
-            let look = |l: &LocRef| match l {
-                LocRef::Global(g) if !g.starts_with("fault(") => None,
-                _ => Some(lookup(prog, c, l)),
-            };
-            if cond::eval_partial(&test.condition.prop, &look, &prog.symbols) != Some(false) {
-                return false;
-            }
-        }
-        checker.doomed(&c.prims, c.shapes, &opts.budget)
-    };
-    let doomer = candidate::Doomer {
-        doomed: &doomed,
-        min: opts.tuning.doomed_min,
-    };
-    let doomer = (opts.tuning.doomed_min > 0).then_some(&doomer);
-    // Whether a consistent execution satisfying the condition was judged in full: the
-    // first one makes the witness graph.
-    let mut witnessed = false;
-    let counts = candidate::for_each(
-        prog,
-        runs,
-        combiner,
-        candidate::Scope {
-            prefix,
-            admit: &admit,
-            budget: &opts.budget,
-        },
-        candidate::Shortcuts { bounder, doomer },
-        &mut |c: &Candidate, bounded: Option<&crate::cat::Bound>| {
-            if let Err(e) = opts.budget.check() {
-                exhausted = Some(e);
-                return false;
-            }
-            if let Some(p) = &opts.progress {
-                p.add(1);
-            }
-            seen.stats.events = seen.stats.events.max(c.prims.n);
-            if c.runs.iter().any(|r| r.cut) {
-                seen.cut += 1;
-                return true;
-            }
-            let look = |l: &LocRef| lookup(prog, c, l);
-            if let Some(flt) = &test.filter
-                && !cond::eval(flt, &look, &prog.symbols)
-            {
-                return true;
-            }
-            ordinal += 1;
-            let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
-            let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
-            let state = OnceCell::new();
-            let images = images.borrow();
-            // This candidate's state and its renamings are recorded: later consistent
-            // branches only count.
-            let recorded = Cell::new(false);
-            let mut hand = |verdict: Verdict| {
-                if recorded.get() && verdict.failed.is_none() {
-                    return f(Branch {
-                        c,
-                        verdict,
-                        sat,
-                        state: &state,
-                        state_of: &state_of,
-                        ordinal,
-                        renamed: images.len() - 1,
-                    });
-                }
-                // A consistent execution's renamings are executions too. The condition maps
-                // onto itself, so they satisfy it as this one does; and they are never the
-                // witness (this one comes first): no graph.
-                let renamings = sym
-                    .as_ref()
-                    .filter(|_| verdict.failed.is_none() && images.len() > 1)
-                    .map(|sym| (sym, verdict.flags.clone()));
-                let branch = Branch {
-                    c,
-                    verdict,
-                    sat,
-                    state: &state,
-                    state_of: &state_of,
-                    ordinal,
-                    renamed: 0,
-                };
-                if !f(branch) {
-                    return false;
-                }
-                let Some((sym, flags)) = renamings else {
-                    return true;
-                };
-                let s = state.get_or_init(state_of);
-                recorded.set(true);
-                images[1..].iter().all(|&i| {
-                    f(Branch {
-                        c,
-                        verdict: Verdict {
-                            failed: None,
-                            flags: flags.clone(),
-                            co: None,
-                            rf: None,
-                        },
-                        sat,
-                        state: &OnceCell::from(sym.state(i, s)),
-                        state_of: &state_of,
-                        ordinal,
-                        renamed: 0,
-                    })
-                })
-            };
-            if let Some(b) = bounded.filter(|_| witnessed || !sat) {
-                seen.stats.bounded += 1;
-                return b.iter().all(|flags| {
-                    hand(Verdict {
-                        failed: None,
-                        flags: flags.clone(),
-                        co: None,
-                        rf: None,
-                    })
-                });
-            }
-            let mut keep = true;
-            // Only a branch satisfying the condition may make the witness graph or explain
-            // why the outcome is forbidden.
-            let mut judge = |verdict: Verdict| {
-                debug_assert!(
-                    bounded.is_none() || verdict.failed.is_none(),
-                    "a bounded candidate fails {:?}",
-                    verdict.failed
-                );
-                witnessed |= sat && verdict.failed.is_none();
-                if sat && verdict.failed.is_some() {
-                    explained.set(true);
-                }
-                keep = hand(verdict);
-                keep
-            };
-            let res = checker.verdicts(&c.prims, c.shapes, sat, &opts.budget, &mut judge);
-            match res {
-                Ok(()) => return keep,
-                Err(CatError {
-                    fatal: Some(Fatal::Exhausted(x)),
-                    ..
-                }) => exhausted = Some(x),
-                Err(e) => err = Some(e),
-            }
-            false
-        },
-    );
-    seen.stats.candidates = counts.visited;
-    seen.stats.left_out = counts.left_out;
-    seen.stats.cat = checker.stats();
-    if let Some(e) = err {
-        return Err(EngineError::new(e.to_string()));
-    }
-    // The search also stops by itself when the budget is spent (the check is sticky).
-    if let Some(e) = exhausted.or_else(|| opts.budget.check().err()) {
-        let mut e = EngineError::exhausted(e);
-        e.explored.candidates = seen.stats.candidates;
-        return Err(e);
-    }
-    Ok(seen)
+    let firsts = Firsts::default();
+    visit_part(&p, model, &opts, &Part::whole(&firsts), f)
 }
 
 /// Judge one test under one model.
@@ -680,20 +356,29 @@ pub fn run(
     // Asking rayon how many workers it has starts its pool: only a big test does.
     // An early stop must be the one a sequential run makes (herd's `-nshow`).
     let sequential = opts.nshow.is_some();
-    let parts = if sequential || combinations(&pre.runs.runs) < PARALLEL_MIN {
+    let runs = match &pre.engine {
+        Engine::Domains { runs, .. } if !sequential => Some(runs),
+        _ => None,
+    };
+    let parts = if runs.is_none_or(|r| combinations(&r.runs) < PARALLEL_MIN) {
         vec![Vec::new()]
     } else {
+        let runs = runs.expect("split only with the domain enumeration");
         deep_stacked_pool();
         // The combinations judged under symmetries gather where the first threads take
         // their first runs: smaller parts keep the workers busy to the end, but not so
         // small that a subtree which may be bounded at once is split.
         let workers = rayon::current_num_threads();
-        match &pre.sym {
-            Some(_) => partition(&pre.runs.runs, workers, PARTS_SYMMETRIC, &|d| {
-                let bounded = |d| pre.combiner.boundable(d, opts.tuning.bound_min);
+        match &pre.engine {
+            Engine::Domains {
+                sym: Some(_),
+                combiner,
+                ..
+            } => partition(&runs.runs, workers, PARTS_SYMMETRIC, &|d| {
+                let bounded = |d| combiner.boundable(d, opts.tuning.bound_min);
                 bounded(d) && !bounded(d + 1)
             }),
-            None => partition(&pre.runs.runs, workers, PARTS, &|_| false),
+            _ => partition(&runs.runs, workers, PARTS, &|_| false),
         }
     };
     let stop = AtomicBool::new(false);
@@ -726,6 +411,7 @@ pub fn run(
         symbols: pre.prog.symbols.clone(),
         cut: 0,
         stats: Stats::default(),
+        grown: None,
     };
     // A part that ran out of budget stops the others (the budget is shared): what all
     // of them judged says how far the test got.
@@ -743,6 +429,7 @@ pub fn run(
         };
         seen.stats.add(&s.stats);
         seen.cut += s.cut;
+        seen.grown = seen.grown.or(s.grown);
     }
     if let Some(mut e) = exhausted {
         e.explored.candidates = seen.stats.candidates;
@@ -751,12 +438,20 @@ pub fn run(
     }
     j.symbols = seen.symbols;
     j.stats = Stats {
-        symmetries: pre.sym.as_ref().map_or(1, |s| s.elems.len()),
+        symmetries: match &pre.engine {
+            Engine::Domains { sym: Some(s), .. } => s.elems.len(),
+            _ => 1,
+        },
         elapsed: pre.start.elapsed(),
         ..seen.stats
     };
     j.cut = seen.cut > 0;
-    j.warnings = lint::warnings(&pre.prog, &pre.runs, j.sat + j.unsat);
+    let ran: &dyn lint::Ran = match (&pre.engine, &seen.grown) {
+        (Engine::Domains { runs, .. }, _) => runs,
+        (Engine::Grow(_), Some(g)) => g,
+        (Engine::Grow(_), None) => &crate::exec::grow::Seen::default(),
+    };
+    j.warnings = lint::warnings(&pre.prog, ran, j.sat + j.unsat);
     Ok(j)
 }
 

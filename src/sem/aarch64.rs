@@ -758,6 +758,9 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             let (o, flags) = st.flags(t)?;
             let holds = cond_holds(&c.to_ascii_uppercase(), o)
                 .ok_or_else(|| unsupported(i, st.init.arch))?;
+            // Which register the result is: decided by the flags, whose sources are no
+            // dependency of the value (herd's `pick`), so decided as a branch is.
+            let holds = t.decide(holds, flags.deps)?;
             // The condition selects (herd's iico_ctrl): only the selected register's
             // value flows into the result; the flags' sources are pick dependencies.
             let pred = predicate(t, flags.src, None)?;
@@ -800,6 +803,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             let (o, flags) = st.flags(t)?;
             let holds = cond_holds(&b[2..], o).ok_or_else(|| unsupported(i, st.init.arch))?;
             st.branch(t, flags)?;
+            let holds = t.decide(holds, flags.deps)?;
             Ok(if holds {
                 Flow::Jump(l.clone())
             } else {
@@ -809,7 +813,7 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
         ("CBZ" | "CBNZ", [Reg(r), Sym(l)]) => {
             let v = st.reg(t, r)?;
             st.branch(t, v)?;
-            let zero = v.v == Value::Int(0);
+            let zero = t.decide(v.v == Value::Int(0), v.deps)?;
             Ok(if zero == (op == "CBZ") {
                 Flow::Jump(l.clone())
             } else {
@@ -873,7 +877,8 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
             let v = st.reg(t, s)?;
             // herd: the store may fail; it may succeed only while the monitor holds
             // this address.
-            let ok = st.res == Some(a.v) && t.choose(2)? == 1;
+            let held = t.decide(st.res == Some(a.v), a.deps)?;
+            let ok = held && t.choose(2)? == 1;
             st.res = None;
             // herd: the reservation controls the store and its own clearing.
             let res = reg_read(t, RES)?;
@@ -1040,7 +1045,7 @@ fn cas(
         vec![]
     };
     let (r, old) = st.load(t, a, if outcome == 2 { &plain } else { &rtags })?;
-    let equal = old.v == expect.v;
+    let equal = t.decide(old.v == expect.v, old.deps.union(expect.deps))?;
     if equal != (outcome == 0) {
         return Err(Stop::Dead);
     }

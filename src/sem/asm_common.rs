@@ -291,6 +291,7 @@ pub mod testing {
                 }
                 Err(Stop::Cut) | Err(Stop::Dead) | Err(Stop::Undefined(_)) => {}
                 Err(Stop::Error(e)) => panic!("semantics error: {e}"),
+                Err(Stop::Need(n)) => panic!("a choices oracle needs nothing: {n:?}"),
             }
         }
         out

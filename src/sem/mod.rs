@@ -9,11 +9,13 @@
 pub mod aarch64;
 pub mod asm_common;
 pub mod c;
+pub mod oracle;
 pub mod ppc;
 pub mod vmsa;
 pub mod x86;
 
 use crate::litmus::ast::Span;
+pub use oracle::{Domain, Entry, Need, Oracle};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -244,6 +246,8 @@ pub struct EventData {
 pub enum Stop {
     /// The thread asked for a choice beyond the prefix it was given (internal).
     Choose(usize),
+    /// A scripted run needs its script's next entry (see [`oracle`]).
+    Need(Need),
     /// A loop ran past the unrolling bound: the run is dropped and the test is marked.
     Cut,
     /// This run is impossible (e.g. a failed assumption): dropped silently.
@@ -294,16 +298,9 @@ pub struct ThreadExec {
     pub cut: bool,
 }
 
-/// Values each location may hold, as the enumerator currently knows them.
-pub trait Domain {
-    fn values(&self, loc: LocId) -> &[Value];
-}
-
-/// Records one run of a thread and answers its reads from a fixed prefix of choices.
+/// Records one run of a thread, its reads and choices answered by an [`Oracle`].
 pub struct Tracer<'a> {
-    choices: &'a [usize],
-    next: usize,
-    domain: &'a dyn Domain,
+    oracle: Oracle<'a>,
     pub symbols: &'a Symbols,
     /// Loop unrolling bound.
     pub unroll: u32,
@@ -316,22 +313,48 @@ pub struct Tracer<'a> {
     pub reg_events: bool,
     /// Register events so far: (register key, event index).
     reg_log: Vec<(u32, usize)>,
+    /// The reads whose values are not known yet (scripted runs only).
+    unknown: Deps,
+    /// Each write with the reads its value was computed from.
+    written: Vec<(usize, Deps)>,
+    /// Decisions and accesses so far, numbering them (see [`Entry`]).
+    decisions: u32,
+    /// `ctrl` shrinks as the code leaves a branch (C's structured `if`), rather than
+    /// reaching everything after a branch (assembly).
+    ctrl_scoped: bool,
+    accesses: u32,
 }
 
 /// Most events a thread may have (the width of [`Deps`]).
 pub const MAX_THREAD_EVENTS: usize = 128;
 
 impl<'a> Tracer<'a> {
+    /// A run whose reads take the values `domain` offers, one per choice of `choices`.
     pub fn new(
         choices: &'a [usize],
         domain: &'a dyn Domain,
         symbols: &'a Symbols,
         unroll: u32,
     ) -> Tracer<'a> {
+        Tracer::with(
+            Oracle::Choices {
+                choices,
+                next: 0,
+                domain,
+            },
+            symbols,
+            unroll,
+        )
+    }
+
+    /// A run following `script` (see [`oracle`]).
+    pub fn scripted(script: &'a [Entry], symbols: &'a Symbols, unroll: u32) -> Tracer<'a> {
+        Tracer::with(Oracle::Script { script, next: 0 }, symbols, unroll)
+    }
+
+    fn with(oracle: Oracle<'a>, symbols: &'a Symbols, unroll: u32) -> Tracer<'a> {
         Tracer {
-            choices,
-            next: 0,
-            domain,
+            oracle,
             symbols,
             unroll,
             events: Vec::new(),
@@ -340,6 +363,11 @@ impl<'a> Tracer<'a> {
             instr: 0,
             reg_events: false,
             reg_log: Vec::new(),
+            unknown: Deps::NONE,
+            written: Vec::new(),
+            decisions: 0,
+            ctrl_scoped: false,
+            accesses: 0,
         }
     }
 
@@ -351,12 +379,70 @@ impl<'a> Tracer<'a> {
         if n == 1 {
             return Ok(0);
         }
-        match self.choices.get(self.next) {
-            Some(&c) => {
-                self.next += 1;
-                Ok(c)
-            }
-            None => Err(Stop::Choose(n)),
+        self.oracle.choose(n).map_err(|need| match need {
+            Need::Choice(n) if matches!(self.oracle, Oracle::Choices { .. }) => Stop::Choose(n),
+            need => Stop::Need(need),
+        })
+    }
+
+    /// Whether a value computed from `deps` is known (always, but in a scripted run that
+    /// went past a read whose write is not chosen yet).
+    pub fn known(&self, deps: Deps) -> bool {
+        oracle::known(deps, self.unknown)
+    }
+
+    /// The reads of this run whose values are not known yet.
+    pub fn unknown(&self) -> Deps {
+        self.unknown
+    }
+
+    /// The writes of this run whose values are not known yet.
+    pub fn unknown_writes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.written
+            .iter()
+            .filter(|(_, d)| !self.known(*d))
+            .map(|(w, _)| *w)
+    }
+
+    /// Whether the run used its whole script (see [`Oracle::used_up`]).
+    pub fn used_up(&self) -> bool {
+        self.oracle.used_up()
+    }
+
+    /// A decision the code makes: `guess`, computed from values that depend on the reads
+    /// `deps`. Every branch of the semantics goes through here, so that a decision on a
+    /// value not known yet is the script's to make (see [`oracle`]), and checked once the
+    /// value is known.
+    pub fn decide(&mut self, guess: bool, deps: Deps) -> Result<bool, Stop> {
+        let at = self.decisions;
+        self.decisions += 1;
+        let unknown = !self.known(deps);
+        let ordered = !self.ctrl_scoped && deps.0 & !self.ctrl.0 == 0;
+        match self.oracle.decide(at, guess, unknown, ordered) {
+            Ok(Some(b)) => Ok(b),
+            Ok(None) => Err(Stop::Dead),
+            Err(need) => Err(Stop::Need(need)),
+        }
+    }
+
+    /// The location an access goes to: `addr`, or, when it depends on reads not known
+    /// yet, the one the script says (checked once they are).
+    pub fn locate(&mut self, addr: TVal) -> Result<TVal, Stop> {
+        let at = self.accesses;
+        self.accesses += 1;
+        let unknown = !self.known(addr.deps);
+        match self.oracle.locate(at, addr.v, unknown) {
+            Ok(Some(v)) => Ok(TVal { v, deps: addr.deps }),
+            Ok(None) => Err(Stop::Dead),
+            Err(need) => Err(Stop::Need(need)),
+        }
+    }
+
+    /// The reads the value of write `w` was computed from, when they are more than its
+    /// `data` dependencies (C's ports hand some values over without one).
+    pub fn written_from(&mut self, w: usize, deps: Deps) {
+        if let Some(e) = self.written.iter_mut().find(|(x, _)| *x == w) {
+            e.1 = e.1.union(deps);
         }
     }
 
@@ -393,15 +479,29 @@ impl<'a> Tracer<'a> {
         Ok(i)
     }
 
-    /// A memory read of `loc`; its value is chosen among those the location may hold.
+    /// A memory read of `loc`; its value is the oracle's: one of those the location may
+    /// hold, or the value of the write it reads from (unknown until that is chosen).
     pub fn read(&mut self, loc: TVal, tags: &[&str]) -> Result<(usize, TVal), Stop> {
+        let loc = self.locate(loc)?;
         let l = match loc.v {
             Value::Addr(l) => l,
             Value::Int(i) => return Err(Stop::error(None, format!("read from non-address {i}"))),
         };
-        let vals = self.domain.values(l);
-        let k = self.choose(vals.len())?;
-        let v = vals[k];
+        let v = match &self.oracle {
+            Oracle::Choices { domain, .. } => {
+                let n = domain.values(l).len();
+                let k = self.choose(n)?;
+                let Oracle::Choices { domain, .. } = &self.oracle else {
+                    unreachable!("the oracle does not change")
+                };
+                Some(domain.values(l)[k])
+            }
+            Oracle::Script { .. } => self.oracle.scripted_read(l).map_err(Stop::Need)?,
+        };
+        if v.is_none() {
+            self.unknown = self.unknown.union(Deps::one(self.events.len()));
+        }
+        let v = v.unwrap_or(oracle::PLACEHOLDER);
         let ev = EventData {
             kind: Kind::Read,
             loc: Some(loc.v),
@@ -421,6 +521,7 @@ impl<'a> Tracer<'a> {
 
     /// A memory write of `val` to `loc`.
     pub fn write(&mut self, loc: TVal, val: TVal, tags: &[&str]) -> Result<usize, Stop> {
+        let loc = self.locate(loc)?;
         if let Value::Int(i) = loc.v {
             return Err(Stop::error(None, format!("write to non-address {i}")));
         }
@@ -431,7 +532,9 @@ impl<'a> Tracer<'a> {
             tags: tags.iter().map(|s| s.to_string()).collect(),
             instr: 0,
         };
-        self.event(ev, loc.deps, val.deps)
+        let w = self.event(ev, loc.deps, val.deps)?;
+        self.written.push((w, val.deps));
+        Ok(w)
     }
 
     /// A fence with the given tags.
@@ -476,6 +579,7 @@ impl<'a> Tracer<'a> {
     /// to the branches, restoring the outer set when the branch ends.
     pub fn set_ctrl(&mut self, ctrl: Deps) {
         self.ctrl = ctrl;
+        self.ctrl_scoped = true;
     }
 
     /// Relate two of this thread's events by a named relation (`rmw`, `iico_data`, ...).

@@ -196,6 +196,7 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
                 ("bgt", Some(o)) => o == Ordering::Greater,
                 (_, Some(o)) => o != Ordering::Greater,
             };
+            let taken = t.decide(taken, dep.deps)?;
             Ok(if taken {
                 Flow::Jump(l.clone())
             } else {
@@ -245,7 +246,8 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
                 .with(Value::Int(0), st.res_addr);
             // herd's alternatives: fail (no write), or succeed when the reservation
             // is held on this very address.
-            let can_succeed = st.res.is_some_and(|(ra, _)| ra == ea.v);
+            let same = st.res.is_some_and(|(ra, _)| ra == ea.v);
+            let can_succeed = t.decide(same, ea.deps.union(st.res_addr.deps))?;
             let ok = if can_succeed {
                 t.choose(2)? == 1
             } else {

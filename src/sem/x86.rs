@@ -270,6 +270,7 @@ fn step(
                 "JG" => ord == Ordering::Greater,
                 _ => ord != Ordering::Less,
             };
+            let taken = t.decide(taken, dep.deps)?;
             Ok(if taken {
                 Flow::Jump(l.clone())
             } else {
@@ -302,7 +303,8 @@ fn cmpxchg(st: &mut State, i: &Instr, locked: bool, t: &mut Tracer) -> Result<Fl
     let ord = compare(v_ea.v, v_acc.v)?;
     st.flags = Some((ord, v_ea.with(v_ea.v, v_acc)));
     let v_r = st.reg(r);
-    match (ord == Ordering::Equal, loc, ea) {
+    let equal = t.decide(ord == Ordering::Equal, v_ea.deps.union(v_acc.deps))?;
+    match (equal, loc, ea) {
         (true, Some(a), _) => {
             t.write(a, v_r, tags)?;
         }

@@ -434,7 +434,7 @@ impl<'t, 'a> Interp<'t, 'a> {
             ctrl: acc.loads.union(acc.feed),
             taint: acc.feed,
         };
-        Ok((v.v.is_true(), ctl))
+        Ok((self.t.decide(v.v.is_true(), v.all())?, ctl))
     }
 
     /// A statement other than control flow: one instruction.
@@ -541,6 +541,10 @@ impl<'t, 'a> Interp<'t, 'a> {
     }
 
     fn check_addr(&self, l: &Val) -> R<()> {
+        // An address not known yet: the tracer locates the access (see `Tracer::locate`).
+        if !self.t.known(l.all()) {
+            return Ok(());
+        }
         match l.v {
             Value::Addr(_) => Ok(()),
             Value::Int(0) => Err(self.bad_value(l, "NULL dereference")),
@@ -569,10 +573,14 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     /// A memory write of `v` at `l` with its `addr`/`data` sources and the events that
     /// feed it (`iico_data`).
+    /// `from`: every read the value written was computed from (its `data` dependencies
+    /// are those of the data port only), which tells whether it is known yet.
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &mut self,
         l: &Val,
         v: Value,
+        from: Deps,
         deps: (Deps, Deps),
         feed: &[&[usize]],
         annot: &Annot,
@@ -589,6 +597,7 @@ impl<'t, 'a> Interp<'t, 'a> {
             TVal { v, deps: deps.1 },
             &tags,
         )?;
+        self.t.written_from(w, from);
         for f in feed {
             self.link("iico_data", f, w);
         }
@@ -598,15 +607,19 @@ impl<'t, 'a> Interp<'t, 'a> {
     /// A plain or annotated store `*l = v`.
     fn store(&mut self, l: &Val, v: &Val, annot: &Annot) -> R<usize> {
         let deps = (l.addr.union(v.addr), l.data.union(v.data));
-        self.write(l, v.v, deps, &[&l.outs, &v.outs], annot, false)
+        self.write(l, v.v, v.all(), deps, &[&l.outs, &v.outs], annot, false)
     }
 
     /// A lock-family event (`Kind::Special`): lock.cat computes its rf/co.
     fn special(&mut self, l: &Val, class: &str) -> R<usize> {
         self.check_addr(l)?;
+        let at = self.t.locate(TVal {
+            v: l.v,
+            deps: l.all(),
+        })?;
         let ev = EventData {
             kind: Kind::Special,
-            loc: Some(l.v),
+            loc: Some(at.v),
             val: None,
             tags: Self::tags(&Vec::new(), &[class], false),
             instr: 0,
@@ -720,9 +733,10 @@ impl<'t, 'a> Interp<'t, 'a> {
             }
             Ex::Bin(op @ (BinOp::LAnd | BinOp::LOr), l, r) => {
                 let l = self.expr(l, port)?;
-                if l.v.is_true() == (*op == BinOp::LOr) {
+                let holds = self.t.decide(l.v.is_true(), l.all())?;
+                if holds == (*op == BinOp::LOr) {
                     return Ok(Val {
-                        v: Value::Int(l.v.is_true() as i64),
+                        v: Value::Int(holds as i64),
                         ..l
                     });
                 }
@@ -768,7 +782,8 @@ impl<'t, 'a> Interp<'t, 'a> {
             }
             Ex::Cond(c, a, b) => {
                 let c = self.expr(c, port)?;
-                let x = self.expr(if c.v.is_true() { a } else { b }, port)?;
+                let holds = self.t.decide(c.v.is_true(), c.all())?;
+                let x = self.expr(if holds { a } else { b }, port)?;
                 let v = x.v;
                 Ok(c.join(&x, v))
             }
@@ -856,7 +871,7 @@ impl<'t, 'a> Interp<'t, 'a> {
         let (ar, aw) = self.rmw_annots(a);
         let r = self.read(&l, &ar, true)?;
         let deps = (l.addr.union(v.addr), l.data.union(v.data));
-        let w = self.write(&l, v.v, deps, &[&l.outs, &v.outs], &aw, true)?;
+        let w = self.write(&l, v.v, v.all(), deps, &[&l.outs, &v.outs], &aw, true)?;
         // The value written does not depend on the one read: herd links them by control.
         self.link("iico_ctrl", &[r], w);
         self.t.relate("rmw", r, w);
@@ -874,7 +889,7 @@ impl<'t, 'a> Interp<'t, 'a> {
         // the read comes first and its value decides.
         let r = self.read(&l, &arok, true)?;
         let got = self.read_value(r);
-        if got != o.v {
+        if !self.t.decide(got == o.v, Deps::one(r).union(o.all()))? {
             if self.lkmmv1 {
                 self.t.events_mut()[r].tags = Self::tags(&vec!["once".into()], &["X", "RMW"], true);
             }
@@ -882,7 +897,7 @@ impl<'t, 'a> Interp<'t, 'a> {
         }
         let n = self.expr(new, Port::Data)?;
         let deps = (l.addr.union(n.addr), l.data.union(n.data));
-        let w = self.write(&l, n.v, deps, &[&l.outs, &n.outs], &awok, true)?;
+        let w = self.write(&l, n.v, n.all(), deps, &[&l.outs, &n.outs], &awok, true)?;
         self.link("iico_ctrl", &[r], w);
         self.link("iico_ctrl", &o.outs, w);
         self.t.relate("rmw", r, w);
@@ -908,7 +923,7 @@ impl<'t, 'a> Interp<'t, 'a> {
             }
         };
         let got = self.cmpxchg(l, &o, new, a)?;
-        let ok = got.v == o.v;
+        let ok = self.t.decide(got.v == o.v, got.all().union(o.all()))?;
         if !ok {
             match (oldp, mem) {
                 (Ex::LocalAddr(r, _), _) => {
@@ -947,7 +962,8 @@ impl<'t, 'a> Interp<'t, 'a> {
         let new = self.rmw_op(op, &rv, &e)?;
         // The location feeds the read only; the write takes the operand and the read.
         let deps = (e.addr, e.data.union(Deps::one(r)));
-        let w = self.write(&l, new, deps, &[&e.outs, &[r]], aw, true)?;
+        let from = e.all().union(Deps::one(r));
+        let w = self.write(&l, new, from, deps, &[&e.outs, &[r]], aw, true)?;
         self.t.relate("rmw", r, w);
         Ok((e.join(&rv, new), old, w))
     }
@@ -978,13 +994,14 @@ impl<'t, 'a> Interp<'t, 'a> {
         let old = Val::event(got, r, Port::No);
         let mut sum = None;
         let added = match guard {
-            Guard::Equals(_) => got != u.v,
+            Guard::Equals(_) => self.t.decide(got != u.v, Deps::one(r).union(u.all()))?,
             Guard::NegativeSum => {
                 let av = self.expr(add, Port::Addr)?;
                 let v = self.rmw_op(RmwOp::Add, &old, &av)?;
                 let neg = v.as_int().is_some_and(|x| x < 0);
+                let deps = Deps::one(r).union(av.all());
                 sum = Some(av.join(&old, v));
-                !neg
+                self.t.decide(!neg, deps)?
             }
         };
         if added {
@@ -1000,7 +1017,8 @@ impl<'t, 'a> Interp<'t, 'a> {
                 l.addr.union(av.addr),
                 l.data.union(av.data).union(Deps::one(r)),
             );
-            let w = self.write(&l, v, deps, &[&l.outs, &av.outs, &[r]], &an, true)?;
+            let from = av.all().union(Deps::one(r));
+            let w = self.write(&l, v, from, deps, &[&l.outs, &av.outs, &[r]], &an, true)?;
             self.link("iico_ctrl", &u.outs, w);
             self.t.relate("rmw", r, w);
             if self.lkmmv1 {

@@ -472,6 +472,8 @@ impl<'m> Compiler<'m, '_> {
             po_loc: Some(po_loc),
             id,
             po_and_loc: None,
+            accesses: Vec::new(),
+            named_inverse: false,
         };
         let mut scan = Scan::new(m, roots, ALL);
         let mut cur = k.0.clone();
