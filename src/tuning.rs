@@ -48,6 +48,10 @@ pub struct Tuning {
     /// With [`Exploration::Auto`]: a test one of whose threads has more runs than this,
     /// over every value its reads may take, is explored by growing its executions.
     pub domain_runs_max: usize,
+    /// When the growing exploration dropped the candidates that would explain a forbidden
+    /// outcome (for output that shows why): most runs of a thread the domain enumeration
+    /// may make to find one; past this, the outcome stays unexplained.
+    pub why_runs_max: usize,
 }
 
 /// How candidates are enumerated (see ARCHITECTURE.md, "Exploring executions").
@@ -80,6 +84,7 @@ impl Default for Tuning {
             orders_max: 0,
             exploration: Exploration::Auto,
             domain_runs_max: 2_000,
+            why_runs_max: 20_000,
         }
     }
 }
@@ -116,6 +121,7 @@ impl Tuning {
             orders_max: 0,
             exploration: Exploration::Auto,
             domain_runs_max: 2_000,
+            why_runs_max: 20_000,
         }
     }
 }

@@ -32,6 +32,9 @@ struct Pair {
     /// A known limit of ours on this pair (the `ours` field): herd7 answers and we are
     /// undetermined, with this reason.
     known: Option<String>,
+    /// herd7 refuses the expansion (status `herd-error`, with its error): our answers on
+    /// the test and on its expansion must then agree with each other.
+    refused: Option<String>,
 }
 
 fn pairs() -> Vec<Pair> {
@@ -42,6 +45,20 @@ fn pairs() -> Vec<Pair> {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             let s = |k: &str| v[k].as_str().unwrap().to_string();
             let n = |k: &str| v[k].as_u64().unwrap();
+            if v["status"] == "herd-error" {
+                return Pair {
+                    file: s("file"),
+                    expansion: s("expansion"),
+                    unroll: n("unroll") as u32,
+                    states: BTreeSet::new(),
+                    observation: String::new(),
+                    pos: 0,
+                    neg: 0,
+                    cut: false,
+                    known: None,
+                    refused: Some(s("herd_error")),
+                };
+            }
             Pair {
                 file: s("file"),
                 expansion: s("expansion"),
@@ -57,6 +74,7 @@ fn pairs() -> Vec<Pair> {
                 neg: n("neg") as usize,
                 cut: v["loop"].as_bool().unwrap(),
                 known: v["ours"].as_str().map(String::from),
+                refused: None,
             }
         })
         .collect()
@@ -158,6 +176,20 @@ fn kernel_style_tests_answer_as_herd7_on_their_expansions() {
         }
         let e = parse_file(&root().join(&p.expansion))
             .unwrap_or_else(|e| panic!("{}: {e}", p.expansion));
+        if let Some(why) = &p.refused {
+            eprintln!(
+                "HERD7 REFUSES {}: {why}; ours on both sides compared",
+                p.expansion
+            );
+            let (a, b) = (ours(&t, &lkmm, p.unroll), ours(&e, &lkmm, p.unroll));
+            if a != b {
+                bad.push(format!(
+                    "{} and {}: {a:?} against {b:?}",
+                    p.file, p.expansion
+                ));
+            }
+            continue;
+        }
         bad.extend(disagreement(&p.file, p, &ours(&t, &lkmm, p.unroll)));
         bad.extend(disagreement(&p.expansion, p, &ours(&e, &lkmm, p.unroll)));
     }
@@ -223,7 +255,7 @@ fn the_kernels_official_model_files_judge_the_new_primitives() {
     let mut bad = Vec::new();
     for p in pairs()
         .iter()
-        .filter(|p| p.unroll == 2 && p.known.is_none())
+        .filter(|p| p.unroll == 2 && p.known.is_none() && p.refused.is_none())
     {
         let t = parse_file(&root().join(&p.file)).unwrap();
         bad.extend(disagreement(

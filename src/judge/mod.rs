@@ -297,6 +297,15 @@ pub struct Stats {
     /// Candidates never visited: they lie below a partial choice of `rf` sources that
     /// already fails a check (see [`Tuning::doomed_min`]), so none is consistent.
     pub left_out: usize,
+    /// Partial executions the growing exploration built, and of those, how many it
+    /// dropped because no extension passes the model's coherence or atomicity (see
+    /// `exec::grow`); zero with the domain enumeration.
+    pub partial: usize,
+    pub dropped: usize,
+    /// The condition is forbidden, the candidates satisfying it were dropped before they
+    /// were complete, and none was found within [`Tuning::why_runs_max`] to
+    /// explain why: there is no explanation, and no claim that no candidate satisfies it.
+    pub why_left_out: bool,
     /// Most events in one candidate.
     pub events: usize,
     /// How many symmetries of the test were used (1: none; see [`Tuning::symmetry`]).
@@ -312,6 +321,9 @@ impl Stats {
         self.candidates += o.candidates;
         self.bounded += o.bounded;
         self.left_out += o.left_out;
+        self.partial += o.partial;
+        self.dropped += o.dropped;
+        self.why_left_out |= o.why_left_out;
         self.events = self.events.max(o.events);
         self.cat += o.cat;
     }

@@ -190,7 +190,7 @@ pub(crate) fn visit_part(
     };
     match &pre.engine {
         Engine::Domains { runs, combiner, .. } => domains(&mut j, runs, combiner, part),
-        Engine::Grow(facts) => grown(&mut j, pre, *facts)?,
+        Engine::Grow(facts) => grown(&mut j, pre, *facts, part)?,
     }
     j.seen.stats.cat = checker.stats();
     if let Some(e) = j.err {
@@ -203,6 +203,26 @@ pub(crate) fn visit_part(
         return Err(e);
     }
     Ok(j.seen)
+}
+
+/// Whether `prop` may still hold of a candidate whose first threads take the runs
+/// `picks`, by their final registers (memory and the other threads unknown).
+fn may_hold(
+    prog: &Program,
+    runs: &threads::ThreadRuns,
+    prop: &crate::litmus::ast::Prop,
+    picks: &[usize],
+) -> bool {
+    let test = prog.test;
+    let look = |l: &LocRef| -> Option<Value> {
+        let LocRef::Reg { proc, reg } = l else {
+            return None;
+        };
+        let t = test.threads.iter().position(|t| t.proc() == *proc)?;
+        let &k = picks.get(t)?;
+        Some(reg_value(prog, &runs.runs[t][k], t, reg))
+    };
+    cond::eval_partial(prop, &look, &prog.symbols) != Some(false)
 }
 
 /// The candidates of the domain enumeration, with its shortcuts: symmetries, an early
@@ -234,18 +254,7 @@ fn domains(
                 None => return false,
             }
         }
-        let Some(flt) = filter else {
-            return true;
-        };
-        let look = |l: &LocRef| -> Option<Value> {
-            let LocRef::Reg { proc, reg } = l else {
-                return None;
-            };
-            let t = test.threads.iter().position(|t| t.proc() == *proc)?;
-            let &k = picks.get(t)?;
-            Some(reg_value(prog, &runs.runs[t][k], t, reg))
-        };
-        cond::eval_partial(flt, &look, &prog.symbols) != Some(false)
+        filter.is_none_or(|flt| may_hold(prog, runs, flt, picks))
     };
     let bound = |c: &Candidate| checker.bound(&c.prims, c.shapes, &opts.budget);
     let bounder = candidate::Bounder {
@@ -291,7 +300,12 @@ fn domains(
 }
 
 /// The candidates of the growing exploration.
-fn grown(j: &mut Judging, pre: &Prepared, facts: grow::Facts) -> Result<(), EngineError> {
+fn grown(
+    j: &mut Judging,
+    pre: &Prepared,
+    facts: grow::Facts,
+    part: &Part,
+) -> Result<(), EngineError> {
     let opts = j.opts;
     let mut each = |c: &Candidate| j.candidate(c, None);
     let mut g = grow::Grow::new(&pre.prog, opts.unroll, facts, &opts.budget, &mut each);
@@ -299,9 +313,61 @@ fn grown(j: &mut Judging, pre: &Prepared, facts: grow::Facts) -> Result<(), Engi
     let (counts, seen) = (g.counts, std::mem::take(&mut g.seen));
     drop(g);
     j.seen.stats.candidates = counts.visited;
-    j.seen.stats.left_out = counts.dropped;
+    j.seen.stats.partial = counts.partial;
+    j.seen.stats.dropped = counts.dropped;
     j.seen.grown = Some(seen);
-    res
+    res?;
+    let unexplained = !j.witnessed && !j.explained.get() && part.wants_why(opts);
+    if unexplained && counts.dropped > 0 && j.exhausted.is_none() && j.err.is_none() {
+        explain_dropped(j, pre)?;
+    }
+    Ok(())
+}
+
+/// No candidate made satisfies the condition, and the exploration dropped incoherent
+/// partial executions: the outcome is forbidden, and the candidates that explain why were
+/// dropped. The domain enumeration finds one, when each thread has at most
+/// [`crate::tuning::Tuning::why_runs_max`] runs: only the combinations of runs whose
+/// registers may satisfy the condition, up to the first candidate that does. It is not
+/// one the exploration made (none of those satisfies the condition) and so an incoherent
+/// one (every coherent candidate was made): the model rejects it, no count changes, and
+/// judging it only explains the outcome.
+fn explain_dropped(j: &mut Judging, pre: &Prepared) -> Result<(), EngineError> {
+    let (prog, opts) = (&pre.prog, j.opts);
+    let Ok(runs) =
+        threads::enumerate_at_most(prog, opts.unroll, &opts.budget, opts.tuning.why_runs_max)
+    else {
+        j.seen.stats.why_left_out = true;
+        return Ok(());
+    };
+    let combiner = candidate::Combiner::new(prog, &runs, true);
+    let prop = &prog.test.condition.prop;
+    let admit = |picks: &[usize]| may_hold(prog, &runs, prop, picks);
+    let scope = candidate::Scope {
+        prefix: &[],
+        admit: &admit,
+        budget: &opts.budget,
+    };
+    let none = candidate::Shortcuts {
+        bounder: None,
+        doomer: None,
+    };
+    candidate::for_each(
+        prog,
+        &runs,
+        &combiner,
+        scope,
+        none,
+        &mut |c: &Candidate, _| {
+            let cut = c.runs.iter().any(|r| r.cut);
+            if cut || j.condition(c) != Some(true) {
+                return true;
+            }
+            j.candidate(c, None) && !j.explained.get()
+        },
+    );
+    j.seen.stats.why_left_out = !j.explained.get();
+    Ok(())
 }
 
 /// What judging the candidates of one part keeps track of.
@@ -328,11 +394,22 @@ struct Judging<'a, 'm, 'f> {
 }
 
 impl Judging<'_, '_, '_> {
+    /// Whether `c` satisfies the test's condition; `None` when the `filter` excludes it.
+    fn condition(&self, c: &Candidate) -> Option<bool> {
+        let (prog, test) = (self.prog, self.prog.test);
+        let look = |l: &LocRef| lookup(prog, c, l);
+        if let Some(flt) = &test.filter
+            && !cond::eval(flt, &look, &prog.symbols)
+        {
+            return None;
+        }
+        Some(cond::eval(&test.condition.prop, &look, &prog.symbols))
+    }
+
     /// One candidate: each branch of the model hands over its verdict (or, under a
     /// bound, the bound's flags); false when the search is to stop.
     fn candidate(&mut self, c: &Candidate, bounded: Option<&Bound>) -> bool {
         let (prog, opts) = (self.prog, self.opts);
-        let test = prog.test;
         if let Err(e) = opts.budget.check() {
             self.exhausted = Some(e);
             return false;
@@ -345,14 +422,10 @@ impl Judging<'_, '_, '_> {
             self.seen.cut += 1;
             return true;
         }
-        let look = |l: &LocRef| lookup(prog, c, l);
-        if let Some(flt) = &test.filter
-            && !cond::eval(flt, &look, &prog.symbols)
-        {
+        let Some(sat) = self.condition(c) else {
             return true;
-        }
+        };
         self.ordinal += 1;
-        let sat = cond::eval(&test.condition.prop, &look, &prog.symbols);
         let shown = self.shown;
         let state_of = || -> State { shown.iter().map(|l| state_value(prog, c, l)).collect() };
         let hand = Hand {

@@ -32,6 +32,12 @@ pub fn explain(_t: &Test, j: &Judgement) -> String {
         };
     }
     match &j.forbidden_by {
+        None if j.stats.why_left_out => {
+            "No consistent execution satisfies the condition. The candidates that would were \
+             left out as incoherent before they were complete, and none was rebuilt within \
+             the search's limit to show why.\n"
+                .into()
+        }
         None => {
             "No candidate execution satisfies the condition: it is impossible before any axiom.\n"
                 .into()

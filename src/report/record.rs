@@ -82,6 +82,11 @@ pub struct Answer {
     pub cut: bool,
     pub candidates: usize,
     pub left_out: usize,
+    /// Partial executions grown and dropped (the growing exploration only).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub partial: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped: usize,
     pub symmetries: usize,
     pub seconds: f64,
     /// The check that rejected the first candidate satisfying the condition, with the
@@ -233,6 +238,8 @@ fn counted(t: &Test, j: &Judgement) -> Answer {
         cut: j.cut,
         candidates: j.stats.candidates,
         left_out: j.stats.left_out,
+        partial: j.stats.partial,
+        dropped: j.stats.dropped,
         symmetries: j.stats.symmetries,
         seconds: j.stats.elapsed.as_secs_f64(),
         forbidden_by: j.forbidden_by.as_ref().map(|e| Forbidden {
@@ -398,4 +405,8 @@ impl Record {
     pub fn judged(&self) -> bool {
         self.status == "ok"
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -278,6 +278,9 @@ impl<'p, 'f> Grow<'p, 'f> {
                 return false;
             }
         }
+        if !self.may_feed(&st, t, loc) {
+            return true;
+        }
         let mut next = st;
         let since = next.avail.len() as u32;
         next.threads[t].reads.push(Read {
@@ -287,6 +290,26 @@ impl<'p, 'f> Grow<'p, 'f> {
             since,
         });
         self.extend(next, t, Entry::Read(None))
+    }
+
+    /// Whether a write of `loc` may still become available to a read of thread `t` now:
+    /// another thread may still run, or has a write of `loc` (or of a location not known
+    /// yet) whose value is not known yet; or `t` itself may, where a read may read from a
+    /// later write of its own. Else the read would stay pending for ever.
+    fn may_feed(&self, st: &State, t: usize, loc: LocId) -> bool {
+        let own = self.facts.po_later_rf && !self.facts.coherence;
+        st.threads.iter().enumerate().any(|(u, th)| {
+            if u == t && !own {
+                return false;
+            }
+            let finished = matches!(th.end, End::Done | End::Cut);
+            !finished
+                || th.run.events.iter().enumerate().any(|(e, ev)| {
+                    ev.kind == Kind::Write
+                        && st.made[u] & (1u128 << e) == 0
+                        && !matches!(ev.loc, Some(Value::Addr(l)) if l != loc)
+                })
+        })
     }
 
     /// Offer `avail[w]` to thread `t`'s pending read `k`: it takes it, or it does not.
