@@ -12,7 +12,8 @@ pub struct CompileArgs {
     /// C litmus files, or folders searched for `*.litmus`.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Target: ppc, aarch64, x86 (default: the mapping's architecture).
+    /// Target: power (ppc), armv8 (arm64, aarch64), x86tso (x86, x86_64); default: the
+    /// mapping's architecture.
     #[arg(long)]
     pub arch: Option<String>,
     /// Mapping table: a shipped name (ppc-lwsync, ppc-sync, aarch64-llsc, aarch64-lse, x86)
@@ -27,24 +28,23 @@ pub struct CompileArgs {
     pub list: bool,
 }
 
+/// The names `--arch` takes (those of [`models::target_arch`]).
+const TARGETS: &str = "power, ppc, armv8, arm64, aarch64, x86tso, x86, x86_64";
+
 /// The mapping a `--arch`/`--mapping` pair asks for.
 pub fn mapping_for(arch: Option<&str>, mapping: Option<&str>) -> Result<Mapping, String> {
     let arch = match arch {
         None => None,
         Some(a) => Some(
-            Arch::from_name(a)
-                .filter(|a| !compile::mapping::variants(*a).is_empty())
-                .ok_or_else(|| format!("unknown target `{a}` (ppc, aarch64, x86)"))?,
+            models::target_arch(a).ok_or_else(|| format!("unknown target `{a}` ({TARGETS})"))?,
         ),
     };
     let name = match (mapping, arch) {
         (Some(m), _) => m.to_string(),
         (None, Some(a)) => compile::mapping::variants(a)[0].to_string(),
-        (None, None) => return Err("give --arch (ppc, aarch64, x86) or --mapping".into()),
+        (None, None) => return Err(format!("give --arch ({TARGETS}) or --mapping")),
     };
     let m = Mapping::load(&name).map_err(|e| format!("mapping: {e}"))?;
-    // `x86` is the kernel's arch/x86: herd's X86_64 dialect (its 32-bit X86 has no CMPXCHG).
-    let arch = arch.map(|a| if a == Arch::X86 { Arch::X86_64 } else { a });
     if let Some(a) = arch
         && a != m.arch
     {
@@ -56,6 +56,20 @@ pub fn mapping_for(arch: Option<&str>, mapping: Option<&str>) -> Result<Mapping,
         ));
     }
     Ok(m)
+}
+
+/// The mappings `check --mapping` names (names or files): the kernel's for every
+/// architecture when none, nothing for `none` (C tests then refused by hardware models).
+pub fn mappings(names: &[String]) -> Result<Vec<Mapping>, String> {
+    let error = |e: compile::mapping::MapError| format!("error: mapping: {e}");
+    match names {
+        [] => compile::mapping::kernel().map_err(error),
+        [n] if n == "none" => Ok(Vec::new()),
+        _ => names
+            .iter()
+            .map(|n| Mapping::load(n).map_err(error))
+            .collect(),
+    }
 }
 
 pub fn run(a: &CompileArgs) -> i32 {
@@ -219,7 +233,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     let wanted: Vec<String> = if a.mapping.is_empty() {
         names
             .iter()
-            .filter_map(|n| arch_of_model(n))
+            .filter_map(|n| models::target_arch(n))
             .flat_map(|arch| {
                 compile::mapping::variants(arch)
                     .iter()
@@ -344,15 +358,6 @@ pub fn check(a: &CheckArgs) -> i32 {
             status
         },
     )
-}
-
-fn arch_of_model(n: &str) -> Option<Arch> {
-    match n {
-        "power" => Some(Arch::PPC),
-        "armv8" => Some(Arch::AArch64),
-        "x86tso" => Some(Arch::X86_64),
-        _ => None,
-    }
 }
 
 /// The comparison over the columns that compiled and were judged (none when the LKMM
