@@ -195,7 +195,8 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             v => v.clone(),
         };
         all.push(InitEntry {
-            ty: None,
+            // An array keeps its type: herd lays its cells out by it.
+            ty: e.ty.clone().filter(|t| t.contains('[')),
             loc: out.rename(&e.loc),
             value,
         });
@@ -333,6 +334,9 @@ struct Gen<'a> {
     span: Span,
     depth: usize,
     used: &'a mut BTreeMap<String, String>,
+    /// The size in bytes of a cell of the array each pointer parameter names: C's
+    /// `t + i` counts cells, an address register bytes.
+    cell_bytes: HashMap<String, i64>,
 }
 
 /// Entries calling entries deeper than this are a cycle in the table.
@@ -362,6 +366,7 @@ impl<'a> Gen<'a> {
             span: Span::default(),
             depth: 0,
             used,
+            cell_bytes: HashMap::new(),
         }
     }
 
@@ -387,6 +392,15 @@ impl<'a> Gen<'a> {
     }
 
     fn thread(&mut self, c: &CThread, test: &Test, init: &mut Vec<InitEntry>) -> R<()> {
+        for e in &test.init {
+            if let (LocRef::Global(g), Some((elem, _))) = (
+                &e.loc,
+                e.ty.as_deref().and_then(crate::exec::program::array_type),
+            ) {
+                let bytes = crate::exec::program::type_bytes(elem);
+                self.cell_bytes.insert(g.clone(), bytes);
+            }
+        }
         for p in &c.params {
             if self.t.direct_symbol(&p.name) {
                 self.bind(&p.name, Bind::Val(Op::Sym(p.name.clone())));
@@ -926,8 +940,7 @@ impl<'a> Gen<'a> {
                 Ok(Op::Reg(d))
             }
             Ex::Bin(op, a, b) => {
-                let a = self.eval(a)?;
-                let b = self.eval(b)?;
+                let (a, b) = self.scaled(*op, a, b)?;
                 // By a constant: additions, which every target has.
                 match (op, &a, &b) {
                     (BinOp::Mul, Op::Imm(k), x) | (BinOp::Mul, x, Op::Imm(k)) => {
@@ -1016,6 +1029,29 @@ impl<'a> Gen<'a> {
             self.free(&o);
         }
         r
+    }
+
+    /// The operands of `a op b`, evaluated; an index added to (or subtracted from) an
+    /// array's pointer parameter counted in bytes, as the address register counts.
+    fn scaled(&mut self, op: BinOp, a: &Ex, b: &Ex) -> R<(Op, Op)> {
+        let bytes = |e: &Ex| match e {
+            Ex::Reg(n, _) => self.cell_bytes.get(n).copied(),
+            _ => None,
+        };
+        let (ka, kb) = match op {
+            BinOp::Add => (bytes(b), bytes(a)),
+            BinOp::Sub => (None, bytes(a)),
+            _ => (None, None),
+        };
+        let mut a = self.eval(a)?;
+        let mut b = self.eval(b)?;
+        if let Some(k) = ka {
+            a = self.times(a, k)?;
+        }
+        if let Some(k) = kb {
+            b = self.times(b, k)?;
+        }
+        Ok((a, b))
     }
 
     /// `x * k`, by doubling and adding.
