@@ -337,6 +337,11 @@ struct Gen<'a> {
     /// The size in bytes of a cell of the array each pointer parameter names: C's
     /// `t + i` counts cells, an address register bytes.
     cell_bytes: HashMap<String, i64>,
+    /// The pointer parameters to 64-bit locations (`u64 *`, `atomic64_t *`, a global the
+    /// init block declares `long`): the primitives on them take 64-bit instructions.
+    wide_names: HashSet<String>,
+    /// Whether the entry being expanded acts on a 64-bit location.
+    wide: bool,
 }
 
 /// Entries calling entries deeper than this are a cycle in the table.
@@ -367,6 +372,8 @@ impl<'a> Gen<'a> {
             depth: 0,
             used,
             cell_bytes: HashMap::new(),
+            wide_names: HashSet::new(),
+            wide: false,
         }
     }
 
@@ -399,6 +406,16 @@ impl<'a> Gen<'a> {
             ) {
                 let bytes = crate::exec::program::type_bytes(elem);
                 self.cell_bytes.insert(g.clone(), bytes);
+            }
+        }
+        for p in &c.params {
+            let declared = test.init.iter().find_map(|e| match &e.loc {
+                LocRef::Global(g) if *g == p.name => e.ty.as_deref(),
+                _ => None,
+            });
+            let pointee = p.ty.trim_end().strip_suffix('*').unwrap_or(&p.ty);
+            if is_wide(pointee) || declared.is_some_and(is_wide) {
+                self.wide_names.insert(p.name.clone());
             }
         }
         for p in &c.params {
@@ -1209,6 +1226,18 @@ impl<'a> Gen<'a> {
         self.used
             .entry(res.entry.name.clone())
             .or_insert_with(|| res.entry.cite.clone());
+        // On a 64-bit location: named so (`atomic64_*`, `atomic_long_*`, `cmpxchg64`),
+        // or given one of the thread's 64-bit pointers, or inside an entry that was.
+        let outer = self.wide;
+        self.wide = outer
+            || name.starts_with("atomic64_")
+            || name.starts_with("atomic_long_")
+            || name.contains("cmpxchg64")
+            || (self.depth == 0
+                && self
+                    .wide_names
+                    .iter()
+                    .any(|n| args.iter().any(|a| mentions(a, n))));
         self.depth += 1;
         let r = (|| {
             if let Some(f) = res.before {
@@ -1221,6 +1250,7 @@ impl<'a> Gen<'a> {
             Ok(())
         })();
         self.depth -= 1;
+        self.wide = outer;
         r
     }
 
@@ -1423,6 +1453,11 @@ impl<'a> Gen<'a> {
                         let with = if narrow { self.t.narrow(&with) } else { with };
                         text = text.replacen(&format!("{{{full}}}"), &with, 1);
                     }
+                    if self.wide
+                        && let Some(w) = self.t.wide(&text)
+                    {
+                        text = w;
+                    }
                     let i = crate::litmus::parse_instr(&text, self.t.arch()).map_err(|err| {
                         self.err(format!(
                             "mapping {}: `{}` ({}:{ln}): `{text}`: {err}",
@@ -1439,6 +1474,32 @@ impl<'a> Gen<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether a C type is 64 bits wide on a 64-bit kernel (include/linux/types.h: `u64`
+/// and `s64` are `unsigned long long`, `long long`; `atomic64_t` holds an `s64`;
+/// include/linux/atomic/atomic-long.h: `atomic_long_t` is `atomic64_t` on 64-bit).
+fn is_wide(ty: &str) -> bool {
+    let words: Vec<&str> = ty
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "volatile" | "const" | "unsigned" | "signed" | "int"))
+        .collect();
+    matches!(
+        words.as_slice(),
+        ["u64"
+            | "s64"
+            | "__u64"
+            | "__s64"
+            | "uint64_t"
+            | "int64_t"
+            | "atomic64_t"
+            | "atomic_long_t"
+            | "long"
+            | "size_t"
+            | "uintptr_t"
+            | "intptr_t"]
+            | ["long", "long"]
+    )
 }
 
 /// `likely(x)`, `unlikely(x)`: `!!(x)`, with no code in a condition.
