@@ -42,7 +42,11 @@ fn verdict(r: &Record) -> String {
 /// The reason a C test does not compile, in a cell: the mapping's words, without the
 /// place (which `check --compile` prints).
 fn short(why: &str) -> String {
-    let why = why.rsplit(": ").next().unwrap_or(why);
+    // `P1, line 35:3: operator Shl ...`: the words after the place.
+    let why = match why.split_once(": ") {
+        Some((place, rest)) if place.starts_with('P') => rest,
+        _ => why,
+    };
     let mut s: String = why.chars().take(60).collect();
     if s.len() < why.len() {
         s.push_str("...");
