@@ -275,3 +275,58 @@ fn compile_report_snapshot() {
     assert_eq!(code, Some(1), "{err}");
     insta::assert_snapshot!("compile_report_locks", out);
 }
+
+/// `compile --arch` takes the same names as `--model`: `power` is PPC, `arm64` AArch64,
+/// `x86tso` X86_64.
+#[test]
+fn compile_takes_every_architecture_name() {
+    for (name, first) in [
+        ("power", "PPC "),
+        ("ppc", "PPC "),
+        ("armv8", "AArch64 "),
+        ("arm64", "AArch64 "),
+        ("aarch64", "AArch64 "),
+        ("x86", "X86_64 "),
+        ("x86_64", "X86_64 "),
+        ("x86tso", "X86_64 "),
+    ] {
+        let (code, out, err) = in_root(&[
+            "compile",
+            "--arch",
+            name,
+            "litmus/locks/C/SB+unlock-lock-same+mb.litmus",
+        ]);
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(out.starts_with(first), "{name}: {out}");
+    }
+    let (code, _, err) = in_root(&[
+        "compile",
+        "--arch",
+        "sparc",
+        "litmus/locks/C/tas-lock.litmus",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("unknown target `sparc`"), "{err}");
+}
+
+/// A 64-bit location compiles to PPC64's doubleword forms; a 32-bit one keeps the word
+/// forms.
+#[test]
+fn u64_locations_take_doubleword_instructions_on_ppc() {
+    let (code, out, err) = in_root(&[
+        "compile",
+        "--arch",
+        "ppc",
+        "litmus/kernel/primitives/SB+cmpxchg64s.litmus",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // The code, past the header comment (whose citations name the word forms).
+    let out = &out[out.find("\n{").expect("an init block")..];
+    for i in ["ldarx", "stdcx.", "cmpd", "ld "] {
+        assert!(out.contains(i), "{i}: {out}");
+    }
+    assert!(!out.contains("lwarx") && !out.contains("lwz"), "{out}");
+    let (_, out, _) = in_root(&["compile", "--arch", "ppc", "litmus/locks/C/tas-lock.litmus"]);
+    let out = &out[out.find("\n{").expect("an init block")..];
+    assert!(out.contains("lwarx") && !out.contains("ldarx"), "{out}");
+}
