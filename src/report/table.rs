@@ -58,9 +58,8 @@ fn short(why: &str) -> String {
 /// forms, else its test (by path when two have one name), with `@mapping` if compiled.
 fn label(r: &Record, many: &[&Record]) -> String {
     let one_file = many.iter().all(|m| m.file == r.file);
-    match (&r.mapping, one_file) {
-        (Some(m), true) => return m.clone(),
-        _ => {}
+    if let (Some(m), true) = (&r.mapping, one_file) {
+        return m.clone();
     }
     let name = r.test.as_deref().unwrap_or(&r.file);
     let clash = many
