@@ -330,3 +330,55 @@ fn u64_locations_take_doubleword_instructions_on_ppc() {
     let out = &out[out.find("\n{").expect("an init block")..];
     assert!(out.contains("lwarx") && !out.contains("ldarx"), "{out}");
 }
+
+/// herd7 7.58's answers on the compiled C tests of `litmus/` (recorded by
+/// `bench/compiled_herd7.py record` in `litmus/compiled/herd7-answers.jsonl`): where herd7
+/// finished, compiling and judging gives its final states and observation. herd7 accepts
+/// every compiled test (no `error` record).
+#[test]
+fn compiled_tests_agree_with_herd7_where_it_finishes() {
+    let path = root().join("litmus/compiled/herd7-answers.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let (mut same, mut unanswered) = (0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let h: serde_json::Value = serde_json::from_str(line).unwrap();
+        let at = format!("{}@{}", h["file"], h["mapping"]);
+        assert_ne!(
+            h["status"], "error",
+            "{at}: herd7 refused it: {}",
+            h["message"]
+        );
+        if h["status"] != "ok" {
+            continue;
+        }
+        let t = parse_file(&root().join(h["file"].as_str().unwrap())).unwrap();
+        let map = Mapping::load(h["mapping"].as_str().unwrap()).unwrap();
+        let c = compile::compile(&t, &map).unwrap_or_else(|e| panic!("{at}: {e}"));
+        let m = model::load_shipped(model::default_for(map.arch), &Request::default()).unwrap();
+        let o = Options {
+            unroll: h["unroll"].as_u64().unwrap() as u32,
+            budget: litmus::budget::Budget::new(Some(BUDGET), None),
+            ..Options::default()
+        };
+        let Ok(j) = judge::run(&c.test, &m.model, m.macros.as_ref(), &o) else {
+            unanswered += 1;
+            continue;
+        };
+        let mut ours: Vec<String> = answer(&j).0.iter().map(|s| common::norm(s)).collect();
+        let mut theirs: Vec<String> = h["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| common::norm(s.as_str().unwrap()))
+            .collect();
+        ours.sort();
+        theirs.sort();
+        assert_eq!(ours, theirs, "{at}: final states");
+        assert_eq!(j.observation(), h["observation"], "{at}");
+        same += 1;
+    }
+    assert!(
+        same > 10 * (unanswered + 1),
+        "{same} agree, {unanswered} over budget"
+    );
+}

@@ -82,10 +82,7 @@ pub fn run(a: &ReportArgs) -> i32 {
     // As `check` would end: 2 when some input was not judged, else 3 when one ran out.
     if recs.iter().any(|r| r.status == "error") {
         2
-    } else if recs
-        .iter()
-        .any(|r| r.applies() && !r.judged() && r.status != "error")
-    {
+    } else if recs.iter().any(|r| r.limited()) {
         3
     } else {
         0
