@@ -47,9 +47,15 @@ pub fn run(a: &ReportArgs) -> i32 {
             }
         }
     }
-    // The whole batch's order; a record given twice (a shard run twice) counts once.
-    recs.sort_by(|x, y| (x.index, x.column, &x.file).cmp(&(y.index, y.column, &y.file)));
-    recs.dedup_by(|x, y| (x.index, x.column, &x.file) == (y.index, y.column, &y.file));
+    // The whole batch's order; a record given twice (a shard run twice) counts once. A C
+    // test's compiled forms are one record per mapping, in the order they were made.
+    // (The shipped mappings' names sort as the kernel's default first.)
+    recs.sort_by(|x, y| {
+        (x.index, x.column, &x.file, &x.mapping).cmp(&(y.index, y.column, &y.file, &y.mapping))
+    });
+    recs.dedup_by(|x, y| {
+        (x.index, x.column, &x.file, &x.mapping) == (y.index, y.column, &y.file, &y.mapping)
+    });
     let mut columns: Vec<String> = Vec::new();
     for r in &recs {
         if columns.len() <= r.column {
