@@ -382,3 +382,29 @@ fn compiled_tests_agree_with_herd7_where_it_finishes() {
         "{same} agree, {unanswered} over budget"
     );
 }
+
+/// `litmus report` merges compiled records as `check` printed them: one per mapping, a
+/// shard given twice counted once.
+#[test]
+fn report_keeps_one_record_per_mapping() {
+    let (code, jsonl, err) = in_root(&[
+        "check",
+        "--model",
+        "lkmm,power",
+        "--format",
+        "jsonl",
+        "litmus/locks/C/SB+unlock-lock-same+mb.litmus",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let path = std::env::temp_dir().join(format!("litmus-hw-{}.jsonl", std::process::id()));
+    std::fs::write(&path, &jsonl).unwrap();
+    let p = path.to_str().unwrap();
+    let (code, table, err) = in_root(&["report", "--format", "table", p, p]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, Some(0), "{err}");
+    let row = table.lines().nth(2).unwrap();
+    assert!(
+        row.ends_with("ppc-lwsync: allowed (4 states); ppc-sync: forbidden (3 states)"),
+        "{table}"
+    );
+}
