@@ -3,6 +3,7 @@
 //! the judge never knows which report will read it.
 
 use crate::budget::{Budget, Exhausted, Explored};
+use crate::compile::mapping::Mapping;
 use crate::judge::{self, Judgement, Options};
 use crate::litmus::ast::{Arch, Test};
 use crate::model::{self, Loaded, Request};
@@ -56,6 +57,9 @@ pub struct Models {
     /// herd's files loaded again with the variants a test declares (`Variant=vmsa`), by
     /// architecture (for [`Choice::Standard`]) and those variants.
     declared: Mutex<BTreeMap<DeclaredKey, Result<Arc<Loaded>, String>>>,
+    /// The kernel's mappings a C test goes through under a hardware column (see
+    /// [`Models::compiling`]); none: such a column refuses C tests.
+    mappings: Vec<Arc<Mapping>>,
 }
 /// A test's architecture (for [`Choice::Standard`]) and the variants it declares.
 type DeclaredKey = (Option<&'static str>, Vec<String>);
@@ -124,6 +128,7 @@ impl Models {
             select: None,
             standard: Default::default(),
             declared: Mutex::default(),
+            mappings: Vec::new(),
         };
         if let Choice::Columns(cs) = &models.choice {
             for c in cs {
@@ -140,6 +145,29 @@ impl Models {
     pub fn select(mut self, select: Box<Select>) -> Models {
         self.select = Some(select);
         self
+    }
+
+    /// Judges a C test under a shipped hardware column as the kernel runs it there:
+    /// compiled through each of `mappings` made for an architecture the column covers
+    /// (in the order given: the kernel's default first), one record per mapping. Without
+    /// mappings the column refuses C tests, as herd does.
+    pub fn compiling(mut self, mappings: Vec<Mapping>) -> Models {
+        self.mappings = mappings.into_iter().map(Arc::new).collect();
+        self
+    }
+
+    /// The mappings `t` goes through under `m`: none unless `t` is C and `m` is a
+    /// shipped model of other architectures (a user's cat file says nothing of which).
+    fn mappings_for(&self, m: &Loaded, t: &Test) -> Vec<Arc<Mapping>> {
+        match &m.arches {
+            Some(arches) if t.arch == Arch::C && !arches.contains(&Arch::C) => self
+                .mappings
+                .iter()
+                .filter(|map| arches.contains(&map.arch))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 
     fn shipped(&self, name: &'static str) -> Result<&Loaded, String> {
@@ -292,7 +320,18 @@ pub struct Record {
     /// The model's label (`lkmm`, `power`, a cat file's name); empty when the test could
     /// not be parsed.
     pub model: String,
+    /// The mapping a C test was compiled through for a hardware model (`ppc-lwsync`).
+    pub mapping: Option<String>,
+    /// The compiled test that was judged (named `TEST@MAPPING`), when one was.
+    pub compiled: Option<Arc<Test>>,
     pub status: Status,
+}
+
+impl Record {
+    /// The test the judgement is of: the compiled one, else the test of the file.
+    pub fn judged_test(&self) -> Option<&Test> {
+        self.compiled.as_deref().or(self.test.as_deref())
+    }
 }
 
 pub enum Status {
@@ -304,6 +343,9 @@ pub enum Status {
     Error(Diagnostic),
     /// In a table across models, a model that does not speak the test's language.
     NotApplicable,
+    /// A C test that the mapping cannot compile (a primitive with no instruction
+    /// sequence, such as an RCU grace period): why.
+    NotCompiled(String),
 }
 
 /// Which of `files` shard `k` of `n` (1-based) judges, by position: the files sorted by
@@ -459,35 +501,81 @@ fn judge_file(
                 test: None,
                 column,
                 model: String::new(),
+                mapping: None,
+                compiled: None,
                 status: Status::Error(e.clone()),
             })
             .collect(),
         Ok(t) => {
-            let t = std::sync::Arc::new(t);
+            let t = Arc::new(t);
             let ms = models.for_test(f, &t);
             let several = ms.len() > 1;
             ms.into_iter()
-                .map(|(column, m)| {
-                    let (model, status) = match m {
-                        Err(e) => (String::new(), Status::Error(unlocated(f, e))),
-                        Ok(m) => (
-                            m.label.clone(),
-                            match &m.arches {
-                                Some(a) if several && !a.contains(&t.arch) => Status::NotApplicable,
-                                _ => judge_one(f, &t, &m, settings),
-                            },
-                        ),
-                    };
-                    Record {
-                        file: f.to_path_buf(),
-                        test: Some(t.clone()),
+                .flat_map(|(column, m)| {
+                    let at = Cell {
+                        file: f,
+                        test: &t,
                         column,
-                        model,
-                        status,
+                    };
+                    match m {
+                        Err(e) => vec![at.record(String::new(), Status::Error(unlocated(f, e)))],
+                        Ok(m) => at.judge(&m, models, several, settings),
                     }
                 })
                 .collect()
         }
+    }
+}
+
+/// One (file, column) of a batch, whose records [`Cell::judge`] makes.
+struct Cell<'a> {
+    file: &'a Path,
+    test: &'a Arc<Test>,
+    column: usize,
+}
+
+impl Cell<'_> {
+    fn record(&self, model: String, status: Status) -> Record {
+        Record {
+            file: self.file.to_path_buf(),
+            test: Some(self.test.clone()),
+            column: self.column,
+            model,
+            mapping: None,
+            compiled: None,
+            status,
+        }
+    }
+
+    /// The test under `m`: one record, or one per mapping when a C test is compiled for
+    /// a hardware model; not applicable when `m` is one column of several that does not
+    /// speak the test's language and no mapping translates it.
+    fn judge(&self, m: &Loaded, models: &Models, several: bool, s: &Settings) -> Vec<Record> {
+        let maps = models.mappings_for(m, self.test);
+        if !maps.is_empty() {
+            return maps.iter().map(|map| self.compiled(m, map, s)).collect();
+        }
+        let status = match &m.arches {
+            Some(a) if several && !a.contains(&self.test.arch) => Status::NotApplicable,
+            _ => judge_one(self.file, self.test, m, s),
+        };
+        vec![self.record(m.label.clone(), status)]
+    }
+
+    /// The test compiled through `map` and judged under `m`, or why it does not compile.
+    fn compiled(&self, m: &Loaded, map: &Mapping, s: &Settings) -> Record {
+        let mut r = self.record(m.label.clone(), Status::NotApplicable);
+        r.mapping = Some(map.name.clone());
+        match crate::compile::compile(self.test, map) {
+            Ok(c) => {
+                let mut ct = c.test;
+                ct.name = format!("{}@{}", self.test.name, map.name);
+                r.status = judge_one(self.file, &ct, m, s);
+                r.compiled = Some(Arc::new(ct));
+            }
+            Err(e) => r.status = Status::NotCompiled(e.to_string()),
+        }
+        r
     }
 }
 

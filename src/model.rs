@@ -326,6 +326,15 @@ pub fn canonical(name: &str) -> Option<&'static str> {
         .map(|s| s.name)
 }
 
+/// The architecture a hardware model's name or alias stands for, as C compiles to it:
+/// `power`, `ppc` → PPC; `armv8`, `arm64`, `aarch64` → AArch64; `x86tso`, `x86`, `x86_64`
+/// → X86_64 (the kernel's arch/x86 is 64-bit). The one table of names `check`, `compile
+/// --arch` and `explore` share; `None` for the LKMM and unknown names.
+pub fn target_arch(name: &str) -> Option<Arch> {
+    let arches = arches(canonical(name)?);
+    arches.last().copied().filter(|a| *a != Arch::C)
+}
+
 /// Every shipped model's name, in table order.
 pub fn all_names() -> Vec<&'static str> {
     SHIPPED.iter().map(|s| s.name).collect()

@@ -188,6 +188,8 @@ fn a_model_that_does_not_cover_a_test_leaves_its_cell_empty() {
         test: Some(std::sync::Arc::new(t)),
         column: 1,
         model: "x86tso".into(),
+        mapping: None,
+        compiled: None,
         status: Status::Judged(Box::new(a)),
     };
     let recs = vec![record::of(&r, "x86tso", 0)];

@@ -40,7 +40,9 @@ pub fn run(a: &CheckArgs) -> i32 {
             return 2;
         }
     };
-    let models = match Models::load(choice, &request) {
+    let models = match Models::load(choice, &request)
+        .and_then(|m| super::compile::mappings(&a.mapping).map(|maps| m.compiling(maps)))
+    {
         Ok(m) => m,
         Err(e) => {
             say!("{e}");
@@ -178,7 +180,13 @@ impl Outputs<'_> {
         };
         // Each file's parse error once, whatever the number of models.
         let first = r.test.is_some() || r.column == 0;
-        match (&r.status, &r.test) {
+        match (&r.status, r.judged_test()) {
+            (Status::NotCompiled(why), _) => k.said.push(format!(
+                "{}: warning: not compiled for {}/{}: {why}",
+                r.file.display(),
+                r.model,
+                r.mapping.as_deref().unwrap_or("")
+            )),
             (Status::Error(e), _) if first => {
                 k.said.push(e.render_file());
                 k.error = true;
@@ -289,7 +297,8 @@ fn judged_lines(kept: &[Kept], status: i32) -> i32 {
     let rows: Vec<report::expected::Row> = kept
         .iter()
         .filter_map(|k| k.whole.as_ref())
-        .filter(|r| !matches!(r.status, Status::NotApplicable))
+        // A C test's `Result:` comment is the LKMM's answer, not its compiled forms'.
+        .filter(|r| !matches!(r.status, Status::NotApplicable) && r.compiled.is_none())
         .map(|r| report::expected::Row {
             file: r.file.display().to_string(),
             expected: litmus::litmus::read_source(&r.file)
@@ -298,7 +307,9 @@ fn judged_lines(kept: &[Kept], status: i32) -> i32 {
             judged: match &r.status {
                 Status::Judged(j) => Ok(j.as_ref()),
                 Status::Undetermined(x, _) => Err(format!("undetermined, {x}")),
-                Status::Error(_) | Status::NotApplicable => Err("not judged (see above)".into()),
+                Status::Error(_) | Status::NotApplicable | Status::NotCompiled(_) => {
+                    Err("not judged (see above)".into())
+                }
             },
         })
         .collect();

@@ -12,7 +12,8 @@ pub struct CompileArgs {
     /// C litmus files, or folders searched for `*.litmus`.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Target: ppc, aarch64, x86 (default: the mapping's architecture).
+    /// Target: power (ppc), armv8 (arm64, aarch64), x86tso (x86, x86_64); default: the
+    /// mapping's architecture.
     #[arg(long)]
     pub arch: Option<String>,
     /// Mapping table: a shipped name (ppc-lwsync, ppc-sync, aarch64-llsc, aarch64-lse, x86)
@@ -27,24 +28,23 @@ pub struct CompileArgs {
     pub list: bool,
 }
 
+/// The names `--arch` takes (those of [`models::target_arch`]).
+const TARGETS: &str = "power, ppc, armv8, arm64, aarch64, x86tso, x86, x86_64";
+
 /// The mapping a `--arch`/`--mapping` pair asks for.
 pub fn mapping_for(arch: Option<&str>, mapping: Option<&str>) -> Result<Mapping, String> {
     let arch = match arch {
         None => None,
         Some(a) => Some(
-            Arch::from_name(a)
-                .filter(|a| !compile::mapping::variants(*a).is_empty())
-                .ok_or_else(|| format!("unknown target `{a}` (ppc, aarch64, x86)"))?,
+            models::target_arch(a).ok_or_else(|| format!("unknown target `{a}` ({TARGETS})"))?,
         ),
     };
     let name = match (mapping, arch) {
         (Some(m), _) => m.to_string(),
         (None, Some(a)) => compile::mapping::variants(a)[0].to_string(),
-        (None, None) => return Err("give --arch (ppc, aarch64, x86) or --mapping".into()),
+        (None, None) => return Err(format!("give --arch ({TARGETS}) or --mapping")),
     };
     let m = Mapping::load(&name).map_err(|e| format!("mapping: {e}"))?;
-    // `x86` is the kernel's arch/x86: herd's X86_64 dialect (its 32-bit X86 has no CMPXCHG).
-    let arch = arch.map(|a| if a == Arch::X86 { Arch::X86_64 } else { a });
     if let Some(a) = arch
         && a != m.arch
     {
@@ -56,6 +56,20 @@ pub fn mapping_for(arch: Option<&str>, mapping: Option<&str>) -> Result<Mapping,
         ));
     }
     Ok(m)
+}
+
+/// The mappings `check --mapping` names (names or files): the kernel's for every
+/// architecture when none, nothing for `none` (C tests then refused by hardware models).
+pub fn mappings(names: &[String]) -> Result<Vec<Mapping>, String> {
+    let error = |e: compile::mapping::MapError| format!("error: mapping: {e}");
+    match names {
+        [] => compile::mapping::kernel().map_err(error),
+        [n] if n == "none" => Ok(Vec::new()),
+        _ => names
+            .iter()
+            .map(|n| Mapping::load(n).map_err(error))
+            .collect(),
+    }
 }
 
 pub fn run(a: &CompileArgs) -> i32 {
@@ -219,7 +233,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     let wanted: Vec<String> = if a.mapping.is_empty() {
         names
             .iter()
-            .filter_map(|n| arch_of_model(n))
+            .filter_map(|n| models::target_arch(n))
             .flat_map(|arch| {
                 compile::mapping::variants(arch)
                     .iter()
@@ -280,6 +294,7 @@ pub fn check(a: &CheckArgs) -> i32 {
     let (files, problems) = litmus_files(&a.paths);
     let mut status = if problems { 2 } else { 0 };
     let mut unsound_any = false;
+    let mut tally = Tally::default();
     let mut out = String::new();
     for f in files {
         let t = match diag::load_test(&f) {
@@ -330,11 +345,17 @@ pub fn check(a: &CheckArgs) -> i32 {
             }
         };
         unsound_any |= cmp.as_ref().is_some_and(|c| !c.unsound().is_empty());
+        tally.add(cmp.as_ref());
         if a.format == "json" {
             let _ = writeln!(out, "{}", json_line(&r, &cols, cmp.as_ref(), &lkmm, &judge));
         } else {
             out.push_str(&text(&r, &cols, cmp.as_ref(), &lkmm, &judge, a));
         }
+    }
+    if a.format == "json" {
+        say!("{}", tally.line().trim_end());
+    } else {
+        out.push_str(&tally.line());
     }
     emit(
         &out,
@@ -344,15 +365,6 @@ pub fn check(a: &CheckArgs) -> i32 {
             status
         },
     )
-}
-
-fn arch_of_model(n: &str) -> Option<Arch> {
-    match n {
-        "power" => Some(Arch::PPC),
-        "armv8" => Some(Arch::AArch64),
-        "x86tso" => Some(Arch::X86_64),
-        _ => None,
-    }
 }
 
 /// The comparison over the columns that compiled and were judged (none when the LKMM
@@ -422,23 +434,34 @@ fn text(
             let _ = writeln!(out, "  {}: {}", c.map.name, says(e));
         }
     }
+    out.push_str(&condition_line(r, cols));
+    out.push_str(&loop_line(r, cols, a.unroll));
     let Some(cmp) = cmp else {
         out.push('\n');
         return out;
     };
+    let prop = &r.test.condition.prop;
     let states: Vec<String> = (0..cmp.rows.len()).map(|k| cmp.state_text(k)).collect();
-    let w = states.iter().map(String::len).max().unwrap_or(5).max(5);
-    let _ = write!(out, "  {:w$}  lkmm", "state");
+    // The condition's states marked, as herd's `exists` asks for them.
+    let marked: Vec<String> = (0..cmp.rows.len())
+        .map(|k| match cmp.holds(k, prop) {
+            Some(true) => format!("*{}", states[k]),
+            _ => format!(" {}", states[k]),
+        })
+        .collect();
+    let w = marked.iter().map(String::len).max().unwrap_or(5).max(6);
+    let _ = write!(out, "  {:w$}  lkmm", " state");
     for c in &cmp.columns {
         let _ = write!(out, "  {c}");
     }
     out.push('\n');
     for (k, row) in cmp.rows.iter().enumerate() {
         let yn = |b: bool| if b { "yes" } else { "-" };
-        let _ = write!(out, "  {:w$}  {:4}", states[k], yn(row.lkmm));
+        let _ = write!(out, "  {:w$}  {:4}", marked[k], yn(row.lkmm));
         for (c, h) in cmp.columns.iter().zip(&row.hw) {
             let _ = write!(out, "  {:width$}", yn(*h), width = c.len());
         }
+        out.truncate(out.trim_end_matches(' ').len());
         out.push('\n');
     }
     for (row, col) in cmp.unsound() {
@@ -493,6 +516,81 @@ fn text(
     }
     out.push('\n');
     out
+}
+
+/// Each column's answer to the test's condition (herd's Observation word), or why it
+/// has none: `exists (...)`: lkmm Never, ppc-lwsync Sometimes, ...
+fn condition_line(r: &Report, cols: &[Column]) -> String {
+    let word = |j: &Result<&Judgement, &Missing>| match j {
+        Ok(j) => j.observation().to_string(),
+        Err(m) => m.status().to_string(),
+    };
+    let mut cells = vec![format!("lkmm {}", word(&r.lkmm.as_ref()))];
+    for (h, c) in r.hw.iter().zip(cols) {
+        cells.push(format!(
+            "{} {}",
+            c.map.name,
+            word(&h.as_ref().map(|(_, j)| j))
+        ));
+    }
+    format!(
+        "  {}: {}\n",
+        litmus::judge::cond::show_condition(&r.test.condition),
+        cells.join(", ")
+    )
+}
+
+/// The columns some of whose runs the unrolling bound cut (herd's `Loop`), if any.
+fn loop_line(r: &Report, cols: &[Column], unroll: u32) -> String {
+    let cut: Vec<&str> = std::iter::once(("lkmm", r.lkmm.as_ref().ok()))
+        .chain(
+            r.hw.iter()
+                .zip(cols)
+                .map(|(h, c)| (c.map.name.as_str(), h.as_ref().ok().map(|(_, j)| j))),
+        )
+        .filter(|(_, j)| j.is_some_and(|j| j.cut))
+        .map(|(n, _)| n)
+        .collect();
+    if cut.is_empty() {
+        return String::new();
+    }
+    format!(
+        "  Loop (runs cut by --unroll {unroll}: states may be missing): {}\n",
+        cut.join(", ")
+    )
+}
+
+/// What a `--compile` batch found, for its last line.
+#[derive(Default)]
+struct Tally {
+    tests: usize,
+    unsound_states: usize,
+    unsound_tests: usize,
+    weaker_tests: usize,
+}
+
+impl Tally {
+    fn add(&mut self, cmp: Option<&Comparison>) {
+        self.tests += 1;
+        let Some(cmp) = cmp else { return };
+        let unsound = cmp.unsound().len();
+        self.unsound_states += unsound;
+        self.unsound_tests += usize::from(unsound > 0);
+        self.weaker_tests += usize::from(!cmp.lkmm_weaker().is_empty());
+    }
+
+    /// `12 tests: 2 unsound states (in 1 test), the LKMM weaker than every compiled form in 3 tests`
+    fn line(&self) -> String {
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        format!(
+            "{}: {} (in {}: states a hardware model allows and the LKMM forbids), the LKMM weaker than every compiled form in {}\n",
+            n(self.tests, "test", "tests"),
+            n(self.unsound_states, "unsound state", "unsound states"),
+            n(self.unsound_tests, "test", "tests"),
+            n(self.weaker_tests, "test", "tests"),
+        )
+    }
 }
 
 fn json_line(

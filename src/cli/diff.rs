@@ -253,7 +253,7 @@ fn models(a: &DiffArgs) -> Result<Found, String> {
             let r = pair[k]?;
             match (&r.status, &r.test) {
                 (Status::Judged(j), Some(t)) => Some(Ok((t.as_ref(), Outcome::of(t, j)))),
-                (Status::NotApplicable, _) => None,
+                (Status::NotApplicable | Status::NotCompiled(_), _) => None,
                 (Status::Error(e), _) => Some(Err(e.render_file())),
                 (Status::Undetermined(e, _), _) => {
                     Some(Err(format!("{}: undetermined: {e}", file.display())))

@@ -263,7 +263,9 @@ pub struct CheckArgs {
     /// states a hardware reaches and the LKMM forbids are unsound mappings (exit status 1).
     #[arg(long)]
     pub compile: bool,
-    /// With --compile: these mappings (names or files) instead of every shipped variant.
+    /// The mappings (names or files) a C test is compiled through under a hardware model
+    /// (power, armv8, x86tso), and with --compile; default: every shipped one (the
+    /// kernel's default first), `none`: hardware models refuse C tests, as herd7 does.
     #[arg(long)]
     pub mapping: Vec<String>,
 }

@@ -187,7 +187,7 @@ fn report_failure(r: &Record) -> bool {
     match &r.status {
         Status::Error(e) => say!("{}", e.render_file()),
         Status::Undetermined(e, _) => say!("{}: undetermined: {e}", r.file.display()),
-        Status::Judged(_) | Status::NotApplicable => return false,
+        Status::Judged(_) | Status::NotApplicable | Status::NotCompiled(_) => return false,
     }
     true
 }

@@ -74,10 +74,42 @@ impl Comparison {
             .join(" ")
     }
 
+    /// Whether the final state of `row` satisfies `p` (the condition's proposition, over
+    /// shown locations); `None` when `p` names a location the rows do not show.
+    pub fn holds(&self, row: usize, p: &Prop) -> Option<bool> {
+        holds(p, &self.shown, &self.rows[row].values)
+    }
+
     /// The proposition "the final state is this row", in the C test's names.
     pub fn state_prop(&self, row: usize) -> Prop {
         state_prop(&self.shown, &self.rows[row].values)
     }
+}
+
+/// `p` on the state `values` of `shown` (values as herd prints them).
+fn holds(p: &Prop, shown: &[LocRef], values: &[String]) -> Option<bool> {
+    let value = |l: &LocRef| shown.iter().position(|x| x == l).map(|k| &values[k]);
+    let lit = |v: &ValueLit| match v {
+        ValueLit::Int(i) => i.to_string(),
+        ValueLit::Addr { name, .. } => name.clone(),
+    };
+    Some(match p {
+        Prop::True => true,
+        Prop::False => false,
+        Prop::Eq(l, v) => *value(l)? == lit(v),
+        Prop::Ne(l, v) => *value(l)? != lit(v),
+        Prop::EqLoc(a, b) => value(a)? == value(b)?,
+        Prop::Not(a) => !holds(a, shown, values)?,
+        Prop::And(ps) => {
+            let all: Option<Vec<bool>> = ps.iter().map(|q| holds(q, shown, values)).collect();
+            all?.into_iter().all(|b| b)
+        }
+        Prop::Or(ps) => {
+            let all: Option<Vec<bool>> = ps.iter().map(|q| holds(q, shown, values)).collect();
+            all?.into_iter().any(|b| b)
+        }
+        Prop::Implies(a, b) => !holds(a, shown, values)? || holds(b, shown, values)?,
+    })
 }
 
 fn loc_text(l: &LocRef) -> String {

@@ -66,6 +66,16 @@ pub fn variants(arch: Arch) -> &'static [&'static str] {
     }
 }
 
+/// Every architecture's kernel mappings, each architecture's default first: what a C test
+/// goes through under a hardware model unless the user names mappings.
+pub fn kernel() -> Result<Vec<Mapping>, MapError> {
+    [Arch::X86_64, Arch::AArch64, Arch::PPC]
+        .iter()
+        .flat_map(|a| variants(*a))
+        .map(|n| Mapping::load(n))
+        .collect()
+}
+
 /// A mapping file's problem, located.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {msg}", place(file, *line, *col))]

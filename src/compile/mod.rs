@@ -195,7 +195,8 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             v => v.clone(),
         };
         all.push(InitEntry {
-            ty: None,
+            // An array keeps its type: herd lays its cells out by it.
+            ty: e.ty.clone().filter(|t| t.contains('[')),
             loc: out.rename(&e.loc),
             value,
         });
@@ -333,6 +334,14 @@ struct Gen<'a> {
     span: Span,
     depth: usize,
     used: &'a mut BTreeMap<String, String>,
+    /// The size in bytes of a cell of the array each pointer parameter names: C's
+    /// `t + i` counts cells, an address register bytes.
+    cell_bytes: HashMap<String, i64>,
+    /// The pointer parameters to 64-bit locations (`u64 *`, `atomic64_t *`, a global the
+    /// init block declares `long`): the primitives on them take 64-bit instructions.
+    wide_names: HashSet<String>,
+    /// Whether the entry being expanded acts on a 64-bit location.
+    wide: bool,
 }
 
 /// Entries calling entries deeper than this are a cycle in the table.
@@ -362,6 +371,9 @@ impl<'a> Gen<'a> {
             span: Span::default(),
             depth: 0,
             used,
+            cell_bytes: HashMap::new(),
+            wide_names: HashSet::new(),
+            wide: false,
         }
     }
 
@@ -387,6 +399,25 @@ impl<'a> Gen<'a> {
     }
 
     fn thread(&mut self, c: &CThread, test: &Test, init: &mut Vec<InitEntry>) -> R<()> {
+        for e in &test.init {
+            if let (LocRef::Global(g), Some((elem, _))) = (
+                &e.loc,
+                e.ty.as_deref().and_then(crate::exec::program::array_type),
+            ) {
+                let bytes = crate::exec::program::type_bytes(elem);
+                self.cell_bytes.insert(g.clone(), bytes);
+            }
+        }
+        for p in &c.params {
+            let declared = test.init.iter().find_map(|e| match &e.loc {
+                LocRef::Global(g) if *g == p.name => e.ty.as_deref(),
+                _ => None,
+            });
+            let pointee = p.ty.trim_end().strip_suffix('*').unwrap_or(&p.ty);
+            if is_wide(pointee) || declared.is_some_and(is_wide) {
+                self.wide_names.insert(p.name.clone());
+            }
+        }
         for p in &c.params {
             if self.t.direct_symbol(&p.name) {
                 self.bind(&p.name, Bind::Val(Op::Sym(p.name.clone())));
@@ -926,8 +957,7 @@ impl<'a> Gen<'a> {
                 Ok(Op::Reg(d))
             }
             Ex::Bin(op, a, b) => {
-                let a = self.eval(a)?;
-                let b = self.eval(b)?;
+                let (a, b) = self.scaled(*op, a, b)?;
                 // By a constant: additions, which every target has.
                 match (op, &a, &b) {
                     (BinOp::Mul, Op::Imm(k), x) | (BinOp::Mul, x, Op::Imm(k)) => {
@@ -1016,6 +1046,29 @@ impl<'a> Gen<'a> {
             self.free(&o);
         }
         r
+    }
+
+    /// The operands of `a op b`, evaluated; an index added to (or subtracted from) an
+    /// array's pointer parameter counted in bytes, as the address register counts.
+    fn scaled(&mut self, op: BinOp, a: &Ex, b: &Ex) -> R<(Op, Op)> {
+        let bytes = |e: &Ex| match e {
+            Ex::Reg(n, _) => self.cell_bytes.get(n).copied(),
+            _ => None,
+        };
+        let (ka, kb) = match op {
+            BinOp::Add => (bytes(b), bytes(a)),
+            BinOp::Sub => (None, bytes(a)),
+            _ => (None, None),
+        };
+        let mut a = self.eval(a)?;
+        let mut b = self.eval(b)?;
+        if let Some(k) = ka {
+            a = self.times(a, k)?;
+        }
+        if let Some(k) = kb {
+            b = self.times(b, k)?;
+        }
+        Ok((a, b))
     }
 
     /// `x * k`, by doubling and adding.
@@ -1173,6 +1226,18 @@ impl<'a> Gen<'a> {
         self.used
             .entry(res.entry.name.clone())
             .or_insert_with(|| res.entry.cite.clone());
+        // On a 64-bit location: named so (`atomic64_*`, `atomic_long_*`, `cmpxchg64`),
+        // or given one of the thread's 64-bit pointers, or inside an entry that was.
+        let outer = self.wide;
+        self.wide = outer
+            || name.starts_with("atomic64_")
+            || name.starts_with("atomic_long_")
+            || name.contains("cmpxchg64")
+            || (self.depth == 0
+                && self
+                    .wide_names
+                    .iter()
+                    .any(|n| args.iter().any(|a| mentions(a, n))));
         self.depth += 1;
         let r = (|| {
             if let Some(f) = res.before {
@@ -1185,6 +1250,7 @@ impl<'a> Gen<'a> {
             Ok(())
         })();
         self.depth -= 1;
+        self.wide = outer;
         r
     }
 
@@ -1387,6 +1453,11 @@ impl<'a> Gen<'a> {
                         let with = if narrow { self.t.narrow(&with) } else { with };
                         text = text.replacen(&format!("{{{full}}}"), &with, 1);
                     }
+                    if self.wide
+                        && let Some(w) = self.t.wide(&text)
+                    {
+                        text = w;
+                    }
                     let i = crate::litmus::parse_instr(&text, self.t.arch()).map_err(|err| {
                         self.err(format!(
                             "mapping {}: `{}` ({}:{ln}): `{text}`: {err}",
@@ -1403,6 +1474,32 @@ impl<'a> Gen<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether a C type is 64 bits wide on a 64-bit kernel (include/linux/types.h: `u64`
+/// and `s64` are `unsigned long long`, `long long`; `atomic64_t` holds an `s64`;
+/// include/linux/atomic/atomic-long.h: `atomic_long_t` is `atomic64_t` on 64-bit).
+fn is_wide(ty: &str) -> bool {
+    let words: Vec<&str> = ty
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "volatile" | "const" | "unsigned" | "signed" | "int"))
+        .collect();
+    matches!(
+        words.as_slice(),
+        ["u64"
+            | "s64"
+            | "__u64"
+            | "__s64"
+            | "uint64_t"
+            | "int64_t"
+            | "atomic64_t"
+            | "atomic_long_t"
+            | "long"
+            | "size_t"
+            | "uintptr_t"
+            | "intptr_t"]
+            | ["long", "long"]
+    )
 }
 
 /// `likely(x)`, `unlikely(x)`: `!!(x)`, with no code in a condition.

@@ -22,6 +22,25 @@ impl Target for Ppc {
     fn direct_globals(&self) -> bool {
         false
     }
+    /// arch/powerpc's 64-bit atomics (atomic64.h, cmpxchg.h's `__cmpxchg_u64`, rwonce
+    /// on `u64`): `ld`/`std`/`ldarx`/`stdcx.`/`cmpd` for the word forms.
+    fn wide(&self, instr: &str) -> Option<String> {
+        let (op, rest) = instr.trim_start().split_once(' ')?;
+        let op64 = match op {
+            "lwz" => "ld",
+            "stw" => "std",
+            "lwzx" => "ldx",
+            "stwx" => "stdx",
+            "lwarx" => "ldarx",
+            "stwcx." => "stdcx.",
+            "cmpw" => "cmpd",
+            "cmpwi" => "cmpdi",
+            "cmplw" => "cmpld",
+            "cmplwi" => "cmpldi",
+            _ => return None,
+        };
+        Some(format!("{op64} {rest}"))
+    }
     fn load_imm(&self, dst: &str, v: i64) -> Vec<String> {
         vec![format!("li {dst},{v}")]
     }

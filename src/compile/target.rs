@@ -115,6 +115,13 @@ pub trait Target {
         false
     }
     fn jump(&self, label: &str) -> Vec<String>;
+    /// The 64-bit form of an instruction of a table entry whose location is 64 bits wide
+    /// (`ld` for `lwz` on PPC64), or `None` when it has no other form: the tables are
+    /// written for 32-bit words, and targets whose tables use 64-bit forms throughout
+    /// (AArch64's X registers, X86_64's `q` forms) keep them.
+    fn wide(&self, _instr: &str) -> Option<String> {
+        None
+    }
     /// An operand's text in an instruction template.
     fn operand(&self, op: &Op) -> String {
         match op {

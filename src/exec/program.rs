@@ -211,14 +211,14 @@ fn prop_values(p: &Prop, f: &mut impl FnMut(&ValueLit)) {
 }
 
 /// `int[2]` (an init type with an array size): the element type and the length.
-fn array_type(ty: &str) -> Option<(&str, usize)> {
+pub fn array_type(ty: &str) -> Option<(&str, usize)> {
     let (elem, rest) = ty.split_once('[')?;
     let len = rest.strip_suffix(']')?.trim().parse().ok()?;
     Some((elem.trim(), len))
 }
 
 /// Size in bytes of a scalar type, as herd lays out arrays (64-bit targets).
-fn type_bytes(ty: &str) -> i64 {
+pub fn type_bytes(ty: &str) -> i64 {
     if ty.ends_with('*') {
         return 8;
     }

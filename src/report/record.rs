@@ -34,6 +34,10 @@ pub struct Record {
     pub test: Option<String>,
     pub arch: Option<String>,
     pub model: Option<String>,
+    /// The mapping a C test was compiled through for a hardware model (`ppc-lwsync`):
+    /// the answer is the compiled test's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<String>,
     /// The model's column in a table across models, and its heading there.
     pub column: usize,
     #[serde(default)]
@@ -263,6 +267,9 @@ fn counted(t: &Test, j: &Judgement) -> Answer {
     }
 }
 
+/// The status of a C test its mapping cannot compile for a hardware model.
+pub const NOT_COMPILED: &str = "not-compiled";
+
 /// The status word of a test out of its budget.
 pub fn exhausted_status(why: &Exhausted) -> &'static str {
     match why {
@@ -287,6 +294,7 @@ pub fn status(r: &Judged, column_name: &str, index: usize) -> Record {
         test: t.map(|t| t.name.clone()),
         arch: t.map(|t| t.arch.name().to_string()),
         model: (!r.model.is_empty()).then(|| r.model.clone()),
+        mapping: r.mapping.clone(),
         column: r.column,
         column_name: column_name.to_string(),
         family: t.and_then(|t| {
@@ -303,6 +311,14 @@ pub fn status(r: &Judged, column_name: &str, index: usize) -> Record {
     };
     match (&r.status, t) {
         (Status::NotApplicable, _) => rec.status = "not-applicable".into(),
+        (Status::NotCompiled(why), _) => {
+            rec.status = NOT_COMPILED.into();
+            rec.message = why.clone();
+        }
+        // A C test's `Result:` comment is the LKMM's answer, not its compiled form's.
+        (Status::Judged(j), Some(_)) if r.compiled.is_some() => {
+            rec.warnings = j.warnings.iter().map(|w| w.msg.clone()).collect();
+        }
         (Status::Judged(j), Some(_)) => {
             rec.warnings = j.warnings.iter().map(|w| w.msg.clone()).collect();
             let expected = crate::litmus::read_source(&r.file)
@@ -340,7 +356,7 @@ pub fn status(r: &Judged, column_name: &str, index: usize) -> Record {
 /// table heading `column_name`: its [`status`] with the answer and herd's block.
 pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
     let mut rec = status(r, column_name, index);
-    match (&r.status, r.test.as_deref()) {
+    match (&r.status, r.judged_test()) {
         (Status::Judged(j), Some(t)) => {
             rec.answer = Some(answer(t, j));
             rec.herd = herd::block(t, j);
@@ -358,7 +374,7 @@ pub fn of(r: &Judged, column_name: &str, index: usize) -> Record {
 /// per test until the table is printed).
 pub fn table_row(r: &Judged, column_name: &str, index: usize) -> Record {
     let mut rec = status(r, column_name, index);
-    if let (Status::Judged(j), Some(t)) = (&r.status, r.test.as_deref()) {
+    if let (Status::Judged(j), Some(t)) = (&r.status, r.judged_test()) {
         rec.answer = Some(Answer {
             forbidden_by: None,
             witness: None,
@@ -398,6 +414,14 @@ impl Record {
     /// Whether the model covers the test (it may still have no answer).
     pub fn applies(&self) -> bool {
         self.status != "not-applicable"
+    }
+
+    /// Whether this model's answer is missing for want of time or memory.
+    pub fn limited(&self) -> bool {
+        !matches!(
+            self.status.as_str(),
+            "ok" | "error" | "not-applicable" | NOT_COMPILED
+        )
     }
 
     /// Whether the test was judged (`ok`: it has an answer, unless only its [`status`]

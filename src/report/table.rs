@@ -22,6 +22,7 @@ fn verdict(r: &Record) -> String {
     let Some(a) = &r.answer else {
         return match r.status.as_str() {
             "error" => "error".into(),
+            super::record::NOT_COMPILED => format!("not compiled: {}", short(&r.message)),
             s => s.replace('-', " "),
         };
     };
@@ -38,10 +39,63 @@ fn verdict(r: &Record) -> String {
     format!("{v} ({}{race})", plural(a.state_count(), "state", "states"))
 }
 
+/// The reason a C test does not compile, in a cell: the mapping's words, without the
+/// place (which `check --compile` prints).
+fn short(why: &str) -> String {
+    // `P1, line 35:3: operator Shl ...`: the words after the place.
+    let why = match why.split_once(": ") {
+        Some((place, rest)) if place.starts_with('P') => rest,
+        _ => why,
+    };
+    let mut s: String = why.chars().take(60).collect();
+    if s.len() < why.len() {
+        s.push_str("...");
+    }
+    s
+}
+
+/// A member's name in a cell of several: its mapping when all are one file's compiled
+/// forms, else its test (by path when two have one name), with `@mapping` if compiled.
+fn label(r: &Record, many: &[&Record]) -> String {
+    let one_file = many.iter().all(|m| m.file == r.file);
+    if let (Some(m), true) = (&r.mapping, one_file) {
+        return m.clone();
+    }
+    let name = r.test.as_deref().unwrap_or(&r.file);
+    let clash = many
+        .iter()
+        .filter(|m| m.test.as_deref() == Some(name) && m.file != r.file)
+        .count()
+        > 0;
+    let base = if clash { &r.file } else { name };
+    match &r.mapping {
+        Some(m) => format!("{base}@{m}"),
+        None => base.to_string(),
+    }
+}
+
+/// A cell with one file's compiled forms: the verdict when every mapping gives it, else
+/// each mapping's.
+fn mapped(members: &[&Record]) -> String {
+    let verdicts: Vec<String> = members.iter().map(|r| verdict(r)).collect();
+    if verdicts.iter().all(|v| *v == verdicts[0]) {
+        return verdicts[0].clone();
+    }
+    members
+        .iter()
+        .zip(&verdicts)
+        .map(|(r, v)| format!("{}: {v}", label(r, members)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// A cell: the judged members' verdict (with the states when one member), named when
 /// several disagree (by path when two have one name), then `+ error`, `+ timeout`, ... for
 /// the members without an answer.
 fn cell(members: &[&Record]) -> String {
+    if members.len() > 1 && members.iter().all(|m| m.file == members[0].file) {
+        return mapped(members);
+    }
     let (judged, other): (Vec<&Record>, Vec<&Record>) = members.iter().partition(|r| r.judged());
     let mut unanswered: Vec<String> = other.iter().map(|r| verdict(r)).collect();
     unanswered.dedup();
@@ -54,15 +108,7 @@ fn cell(members: &[&Record]) -> String {
         }
         many => many
             .iter()
-            .map(|r| {
-                let name = r.test.as_deref().unwrap_or(&r.file);
-                let clash = many
-                    .iter()
-                    .filter(|m| m.test.as_deref() == Some(name))
-                    .count()
-                    > 1;
-                format!("{}: {}", if clash { &r.file } else { name }, kind(r))
-            })
+            .map(|r| format!("{}: {}", label(r, many), kind(r)))
             .collect::<Vec<_>>()
             .join("; "),
     };
@@ -95,8 +141,9 @@ pub fn render(columns: &[String], records: &[Record], unwritten: usize) -> Strin
             (name, vec![Vec::new(); columns.len()])
         });
         if let Some(c) = row.1.get_mut(r.column) {
-            // One file's records (a parse error has one per column) count once.
-            if !c.iter().any(|m| m.file == r.file) {
+            // One file's records (a parse error has one per column) count once, but for
+            // its compiled forms, one per mapping.
+            if !c.iter().any(|m| m.file == r.file && m.mapping == r.mapping) {
                 c.push(r);
             }
         }
@@ -176,7 +223,9 @@ fn distinct_tail(path: &str, paths: &[&str]) -> String {
 const LEGEND: &str = "allowed: some execution the model allows meets the condition; forbidden: none does; \
 (N states): the final states the model allows; data race: the model flags one; \
 timeout, out of memory, too big: no answer within the limits; error: not judged (see stderr); \
--: the model does not cover the test's architecture\n";
+-: the model does not cover the test's architecture; a C test under x86tso, armv8 or power: \
+compiled through the kernel's mappings (x86; aarch64-llsc, aarch64-lse; ppc-lwsync, ppc-sync), \
+each named when they differ; not compiled: a primitive the mapping has no code for\n";
 
 /// The batch in one line: files, (file, model) pairs judged, errors, out of budget, and
 /// answers that contradict their test's `Result:` comment.
@@ -202,13 +251,18 @@ pub fn summary(records: &[Record], unwritten: usize) -> String {
             .filter(|r| r.status == "error" && r.test.is_some())
             .count();
     let judged = records.iter().filter(|r| r.judged()).count();
-    let limited = records
-        .iter()
-        .filter(|r| !r.judged() && r.status != "error")
-        .count();
+    let limited = records.iter().filter(|r| r.limited()).count();
     let mismatches = records.iter().filter(|r| r.mismatch.is_some()).count();
+    let not_compiled = records
+        .iter()
+        .filter(|r| r.status == super::record::NOT_COMPILED)
+        .count();
+    let not_compiled = match not_compiled {
+        0 => String::new(),
+        n => format!(", {n} not compiled"),
+    };
     format!(
-        "{}: {} judged, {}, {}, {}\n",
+        "{}: {} judged, {}, {}, {}{not_compiled}\n",
         plural(files.len(), "file", "files"),
         judged,
         plural(errors, "error", "errors"),

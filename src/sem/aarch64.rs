@@ -739,7 +739,12 @@ fn step_instr(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow
                 ("lsr", Value::Int(12)) => vmsa::page(st.init.symbols, a.v),
                 _ => None,
             };
-            let v = a.with(r.map_or_else(|| arith(f, a.v, b.v), Ok)?, b);
+            // An array's base plus a byte offset is its cell there, as in an address.
+            let plain = || match f {
+                "add" => add_addr(st.init.symbols, a.v, b.v),
+                _ => arith(f, a.v, b.v),
+            };
+            let v = a.with(r.map_or_else(plain, Ok)?, b);
             if o == "SUBS" {
                 st.set_flags(t, compare(a.v, b.v)?, v)?;
             } else if o.ends_with('S') {

@@ -157,7 +157,11 @@ fn step(st: &mut State, i: &Instr, _: Span, t: &mut Tracer) -> Result<Flow, Stop
                 "divw" | "div" => ("div", st.reg(a), st.reg(b)),
                 f => (f, st.reg(a), st.reg(b)),
             };
-            let v = arith_t(f, x, y)?;
+            // An array's base plus a byte offset is its cell there, as in an address.
+            let v = match f {
+                "add" => add_addr_t(st.init.symbols, x, y)?,
+                _ => arith_t(f, x, y)?,
+            };
             if op.ends_with('.') {
                 st.cmp(v, TVal::int(0))?;
             }

@@ -217,7 +217,11 @@ fn step(
             };
             match d {
                 Operand::Reg(r) if !locked => {
-                    let v = arith_t(f, st.reg(r), src)?;
+                    // An array's base plus a byte offset is its cell there.
+                    let v = match f {
+                        "add" => add_addr_t(st.init.symbols, st.reg(r), src)?,
+                        _ => arith_t(f, st.reg(r), src)?,
+                    };
                     if op == "XADD"
                         && let [Operand::Reg(s)] = rest
                     {

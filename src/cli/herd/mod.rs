@@ -906,7 +906,7 @@ impl Printer<'_, '_> {
                 }
             }
             Status::Error(e) => self.warn(engine_warning(f, &e.msg)),
-            Status::NotApplicable => {}
+            Status::NotApplicable | Status::NotCompiled(_) => {}
         }
         Ok(())
     }
