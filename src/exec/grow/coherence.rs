@@ -119,8 +119,8 @@ impl Graph {
                 g.edges[s] |= 1 << j;
                 g.src[j] = Some(s);
             }
-            for &(name, a, b) in &th.run.rels {
-                if name == "rmw" && a == e {
+            for &(a, b) in &th.rmw {
+                if a == e {
                     let w = g.nodes[..nw].iter().position(|&n| n == (t, b));
                     if let Some(w) = w {
                         g.rmw.push((j, w));

@@ -45,6 +45,9 @@ pub struct Thread {
     /// The run's reads not known yet, and its writes whose values are not.
     pub unknown: Deps,
     pub unknown_writes: Deps,
+    /// The run's `rmw` pairs (read event, write event), apart from its other relations
+    /// (the coherence check looks them up for every read).
+    pub rmw: Vec<(u32, u32)>,
 }
 
 impl Thread {
@@ -62,6 +65,7 @@ impl Thread {
             end: End::Dead,
             unknown: Deps::NONE,
             unknown_writes: Deps::NONE,
+            rmw: Vec::new(),
         };
         th.replay(p, t, unroll);
         th
@@ -97,6 +101,10 @@ impl Thread {
         let cut = end == End::Cut;
         self.run = tr.finish(regs);
         self.run.cut = cut;
+        self.rmw = (self.run.rels.iter())
+            .filter(|r| r.0 == "rmw")
+            .map(|&(_, a, b)| (a, b))
+            .collect();
         self.end = end;
         // The reads' events, in script order.
         let mut k = 0;
@@ -114,12 +122,16 @@ impl Thread {
     /// has it: distinct instructions, and the pairs the semantics adds).
     pub fn po(&self, a: usize, b: usize) -> bool {
         let ev = &self.run.events;
-        ev[a].instr < ev[b].instr
-            || self
+        match ev[a].instr.cmp(&ev[b].instr) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            // Within one instruction, only the pairs the semantics orders.
+            std::cmp::Ordering::Equal => self
                 .run
                 .rels
                 .iter()
-                .any(|&(n, x, y)| n == "po" && x as usize == a && y as usize == b)
+                .any(|&(n, x, y)| x as usize == a && y as usize == b && n == "po"),
+        }
     }
 
     /// Whether write event `e` is made and holds a known value.
