@@ -48,6 +48,10 @@ pub struct Tuning {
     /// With [`Exploration::Auto`]: a test one of whose threads has more runs than this,
     /// over every value its reads may take, is explored by growing its executions.
     pub domain_runs_max: usize,
+    /// With [`Exploration::Auto`]: a test the domain enumeration took (few runs) is grown
+    /// instead once it has visited this many candidates (its combinations and `rf`
+    /// choices are many: what it judged so far is dropped, at about a second's cost).
+    pub domain_candidates_max: usize,
     /// When the growing exploration dropped the candidates that would explain a forbidden
     /// outcome (for output that shows why): most runs of a thread the domain enumeration
     /// may make to find one; past this, the outcome stays unexplained.
@@ -84,6 +88,7 @@ impl Default for Tuning {
             orders_max: 0,
             exploration: Exploration::Auto,
             domain_runs_max: 2_000,
+            domain_candidates_max: 1_000_000,
             why_runs_max: 20_000,
         }
     }
@@ -121,6 +126,7 @@ impl Tuning {
             orders_max: 0,
             exploration: Exploration::Auto,
             domain_runs_max: 2_000,
+            domain_candidates_max: 1_000_000,
             why_runs_max: 20_000,
         }
     }

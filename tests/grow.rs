@@ -110,3 +110,25 @@ fn real_counts_answer_as_the_modulo_forms() {
     }
     assert!(pairs >= 4, "{pairs} real-count seeds");
 }
+
+/// `auto` takes the domain enumeration for a test whose threads have few runs, and grows
+/// it instead once it has visited `Tuning::domain_candidates_max` candidates: the answer
+/// is the one either engine gives alone.
+#[test]
+fn auto_grows_a_test_whose_candidates_outgrow_the_enumeration() {
+    let lkmm = model::load_shipped("lkmm", &Request::default()).unwrap();
+    let f = root().join("litmus/locks/C/spinlock-mutex.litmus");
+    let t = parse(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let mut small = with(Exploration::Auto);
+    small.budget = Budget::default();
+    small.tuning.domain_candidates_max = 3;
+    let switched = judge::run(&t, &lkmm.model, lkmm.macros.as_ref(), &small).unwrap();
+    let alone = judged(&t, &lkmm, Exploration::Domains).unwrap();
+    assert!(alone.stats.candidates > 3 && alone.stats.partial == 0);
+    assert!(
+        switched.stats.partial > 0,
+        "not grown: {:?}",
+        switched.stats
+    );
+    assert_eq!(answer(&switched), answer(&alone));
+}

@@ -424,6 +424,7 @@ pub fn run(
         cut: 0,
         stats: Stats::default(),
         grown: None,
+        outgrown: false,
     };
     // A part that ran out of budget stops the others (the budget is shared): what all
     // of them judged says how far the test got.
@@ -431,6 +432,8 @@ pub fn run(
     for (part, r) in results {
         j.merge(part);
         let s = match r {
+            // Too many candidates for the domain enumeration: grown instead.
+            Ok(s) if s.outgrown => return run(test, model, macros, &grown(opts)),
             Ok(s) => s,
             Err(e) if e.exhausted.is_some() => {
                 seen.stats.candidates += e.explored.candidates;
@@ -465,6 +468,13 @@ pub fn run(
     };
     j.warnings = lint::warnings(&pre.prog, ran, j.sat + j.unsat);
     Ok(j)
+}
+
+/// `opts` exploring by growing executions.
+fn grown(opts: &Options) -> Options {
+    let mut o = opts.clone();
+    o.tuning.exploration = crate::tuning::Exploration::Grow;
+    o
 }
 
 /// Makes sure rayon's global pool, unless a caller built it already, has threads with

@@ -22,6 +22,9 @@ pub(crate) struct Visited {
     /// What the grown runs did, for the warnings (the domain enumeration's runs say it
     /// themselves).
     pub grown: Option<grow::Seen>,
+    /// The domain enumeration visited more candidates than [`Prepared::outgrows`] allows
+    /// and stopped: the test is to be explored by growing instead.
+    pub outgrown: bool,
 }
 
 /// One part of a judgement split for the workers: its prefix of run choices, its place
@@ -38,6 +41,8 @@ pub(crate) struct Part<'a> {
 pub(crate) struct Firsts {
     pub witness: AtomicUsize,
     pub why: AtomicUsize,
+    /// Candidates the parts visited so far (for [`Prepared::outgrows`]).
+    pub visited: AtomicUsize,
 }
 
 impl Default for Firsts {
@@ -45,6 +50,7 @@ impl Default for Firsts {
         Firsts {
             witness: AtomicUsize::new(usize::MAX),
             why: AtomicUsize::new(usize::MAX),
+            visited: AtomicUsize::new(0),
         }
     }
 }
@@ -72,6 +78,10 @@ impl Part<'_> {
 pub(crate) struct Prepared<'t> {
     pub prog: Program<'t>,
     pub engine: Engine,
+    /// With [`Exploration::Auto`] and the domain enumeration chosen for a test the growing
+    /// exploration could take: the most candidates to visit before growing instead (the
+    /// runs were few, their combinations and `rf` choices turned out many).
+    pub outgrows: Option<usize>,
     pub shown: Vec<LocRef>,
     pub start: Instant,
 }
@@ -142,9 +152,13 @@ pub(crate) fn prepare<'t>(
             }
         }
     };
+    let outgrows = (tuning.exploration == Exploration::Auto && grows)
+        .then_some(tuning.domain_candidates_max)
+        .filter(|_| matches!(engine, Engine::Domains { .. }));
     Ok(Prepared {
         prog,
         engine,
+        outgrows,
         shown,
         start,
     })
@@ -180,12 +194,14 @@ pub(crate) fn visit_part(
             cut: 0,
             stats: Stats::default(),
             grown: None,
+            outgrown: false,
         },
         err: None,
         exhausted: None,
         ordinal: 0,
         witnessed: false,
         explained: &explained,
+        outgrows: pre.outgrows.map(|max| (&part.firsts.visited, max)),
         f,
     };
     match &pre.engine {
@@ -390,6 +406,8 @@ struct Judging<'a, 'm, 'f> {
     witnessed: bool,
     /// Whether a candidate satisfying the condition failed (see [`domains`]).
     explained: &'a Cell<bool>,
+    /// The parts' candidates so far and [`Prepared::outgrows`].
+    outgrows: Option<(&'a AtomicUsize, usize)>,
     f: &'f mut dyn FnMut(Branch) -> bool,
 }
 
@@ -412,6 +430,12 @@ impl Judging<'_, '_, '_> {
         let (prog, opts) = (self.prog, self.opts);
         if let Err(e) = opts.budget.check() {
             self.exhausted = Some(e);
+            return false;
+        }
+        if let Some((visited, max)) = self.outgrows
+            && visited.fetch_add(1, Ordering::Relaxed) >= max
+        {
+            self.seen.outgrown = true;
             return false;
         }
         if let Some(p) = &opts.progress {
