@@ -371,10 +371,11 @@ impl Defs {
                 Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
                     self.stmt(body, inner)
                 })?,
+                // An expression statement discards its value, as in C
+                // (`smp_cond_load_acquire(&x, VAL == 1);` in kernel/smp.c).
                 None if self.expr_macro(name).is_some() => {
-                    let msg =
-                        format!("`{name}` yields a value: write `(void)` before it to discard it");
-                    return Err(err(s.at.or(Some(*span)), msg));
+                    let call = Ex::Call(name.clone(), args.clone(), *span);
+                    St::Eval(e(&call)?, here(span))
                 }
                 None => return Err(err(s.at.or(Some(*span)), self.unknown(name))),
             },
