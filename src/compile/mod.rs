@@ -178,6 +178,7 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             locations: Vec::new(),
             filter: None,
             condition: test.condition.clone(),
+            macros: Default::default(),
         },
         text: String::new(),
         regs,

@@ -72,6 +72,36 @@ pub struct Test {
     pub locations: Vec<LocRef>,
     pub filter: Option<Prop>,
     pub condition: Condition,
+    /// Where the preprocessor's expansions lie in the text the code was parsed from, to
+    /// report an error inside one at the macro's use, naming it.
+    #[serde(skip)]
+    pub macros: MacroMap,
+}
+
+/// The macro uses of a C test with `#define`s ([`crate::litmus::cpp`]); like spans, for
+/// diagnostics only, and equal whatever they hold.
+#[derive(Clone, Debug, Default)]
+pub struct MacroMap(pub Option<std::sync::Arc<crate::litmus::cpp::Expanded>>);
+
+impl PartialEq for MacroMap {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for MacroMap {}
+
+impl Test {
+    /// An error at `at` (line, column of the text parsed) said of the test's source: inside
+    /// a macro's expansion, at the macro's use and naming it.
+    pub fn relocate(&self, at: Option<(u32, u32)>, msg: String) -> (Option<(u32, u32)>, String) {
+        match (&self.macros.0, at) {
+            (Some(x), Some((line, col))) => {
+                let (col, msg) = x.relocate(line, col, &msg);
+                (Some((line, col)), msg)
+            }
+            _ => (at, msg),
+        }
+    }
 }
 
 /// A location named in `init`, `locations` or the condition.
