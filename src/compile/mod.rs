@@ -174,6 +174,7 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             info: test.info.clone(),
             comments: Vec::new(),
             init: Vec::new(),
+            functions: Vec::new(),
             threads,
             locations: Vec::new(),
             filter: None,
@@ -1503,6 +1504,10 @@ fn ex_walk<F: FnMut(&St), G: FnMut(&Ex)>(e: &Ex, fs: &mut F, fe: &mut G) {
         Ex::Seq(st, v) => {
             ir_walk(st, fs, fe);
             vec![v]
+        }
+        Ex::Frame(st, _) => {
+            ir_walk(st, fs, fe);
+            vec![]
         }
     };
     for x in subs {

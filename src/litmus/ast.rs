@@ -67,6 +67,9 @@ pub struct Test {
     /// where the kernel's tests keep their `Result:` line.
     pub comments: Vec<String>,
     pub init: Vec<InitEntry>,
+    /// C helper functions defined before the threads (`static inline int f(int *x)
+    /// { ... }`), inlined at each call.
+    pub functions: Vec<CFunc>,
     pub threads: Vec<Thread>,
     /// `locations [x; 0:r1;]`: extra locations shown in every final state.
     pub locations: Vec<LocRef>,
@@ -185,6 +188,17 @@ impl Thread {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CThread {
     pub proc: u32,
+    pub params: Vec<CParam>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// A helper function: `static inline int name(params) { body }`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CFunc {
+    /// The words before the name (`static inline int`, `struct lockref *`).
+    pub ret: String,
+    pub name: String,
     pub params: Vec<CParam>,
     pub body: Vec<Stmt>,
     pub span: Span,

@@ -13,14 +13,24 @@ fn cws(i: In) -> PResult<()> {
     ws_with(Comments::C)(i)
 }
 
-/// Every thread up to the constraint keywords.
-pub(crate) fn program(mut i: In) -> PResult<Vec<CThread>> {
+/// The helper functions, then every thread, up to the constraint keywords.
+pub(crate) fn program(mut i: In) -> PResult<(Vec<CFunc>, Vec<CThread>)> {
     let mut threads = Vec::new();
+    let mut funcs = Vec::new();
     loop {
         let (r, _) = ws_with(Comments::All)(i)?;
         i = r;
         if i.fragment().is_empty() || at_constraint(i) {
-            return Ok((i, threads));
+            return Ok((i, (funcs, threads)));
+        }
+        if threads.is_empty() && !is_thread_name(i) {
+            let (r, f) = function(i)?;
+            if funcs.iter().any(|g: &CFunc| g.name == f.name) {
+                return hard(i, format!("function `{}` defined twice", f.name));
+            }
+            funcs.push(f);
+            i = r;
+            continue;
         }
         let (r, t) = thread(i)?;
         if t.proc as usize != threads.len() {
@@ -32,6 +42,73 @@ pub(crate) fn program(mut i: In) -> PResult<Vec<CThread>> {
         threads.push(t);
         i = r;
     }
+}
+
+/// Does a thread `P<n>(` start here?
+fn is_thread_name(i: In) -> bool {
+    let s = i.fragment();
+    let digits = s[1.min(s.len())..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    s.starts_with('P') && digits > 0 && s[1 + digits..].trim_start().starts_with('(')
+}
+
+/// A helper function definition: type words, the name, `(params)`, a body.
+fn function(i: In) -> PResult<CFunc> {
+    let sp = span(i);
+    let mut words: Vec<String> = Vec::new();
+    let mut r = i;
+    loop {
+        let (r2, _) = cws(r)?;
+        if let Ok((r3, _)) = punct("*")(r2) {
+            words.push("*".into());
+            r = r3;
+        } else if let Ok((r3, w)) = ident(r2) {
+            words.push(w.into());
+            r = r3;
+        } else {
+            r = r2;
+            break;
+        }
+    }
+    let name = match words.last() {
+        Some(n) if n != "*" && words.len() >= 2 => n.clone(),
+        _ => {
+            return hard(
+                i,
+                format!(
+                    "expected a thread `P0(...)` or a function definition, found {}",
+                    found(i)
+                ),
+            );
+        }
+    };
+    words.pop();
+    let (r, _) = expect("`(` after the function's name", char('('))(r)?;
+    let (r, params) = params(r)?;
+    let (r, _) = cws(r)?;
+    let (r, body) = expect("`{` starting the function's body", block)(r)?;
+    let ret: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            !matches!(
+                *w,
+                "static" | "inline" | "__always_inline" | "noinline" | "extern"
+            )
+        })
+        .collect();
+    Ok((
+        r,
+        CFunc {
+            ret: ret.join(" "),
+            name,
+            params,
+            body,
+            span: sp,
+        },
+    ))
 }
 
 fn thread(i: In) -> PResult<CThread> {

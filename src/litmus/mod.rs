@@ -82,12 +82,13 @@ fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
     let i = In::new(src);
     let (i, h) = finish(common::header(i))?;
     let (i, init) = finish(common::init_block(i))?;
-    let (i, threads) = if h.arch == ast::Arch::C {
-        let (i, ts) = finish(c::program(i))?;
-        (i, ts.into_iter().map(ast::Thread::C).collect())
+    let (i, functions, threads) = if h.arch == ast::Arch::C {
+        let (i, (fs, ts)) = finish(c::program(i))?;
+        (i, fs, ts.into_iter().map(ast::Thread::C).collect())
     } else {
         let (i, ts) = finish(asm::program(i, h.arch))?;
-        (i, ts.into_iter().map(ast::Thread::Asm).collect::<Vec<_>>())
+        let ts = ts.into_iter().map(ast::Thread::Asm).collect::<Vec<_>>();
+        (i, Vec::new(), ts)
     };
     if threads.is_empty() {
         return Err(ParseError::at(i, "expected at least one thread"));
@@ -100,6 +101,7 @@ fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
         info: h.info,
         comments: h.comments,
         init,
+        functions,
         threads,
         locations,
         filter,

@@ -36,6 +36,10 @@ pub fn print(t: &Test) -> String {
             out.push_str(&columns(&asm, t.arch));
         }
         _ => {
+            for f in &t.functions {
+                c_function(&mut out, f);
+                out.push('\n');
+            }
             for (k, th) in t.threads.iter().enumerate() {
                 if let Thread::C(c) = th {
                     if k > 0 {
@@ -246,6 +250,20 @@ fn c_thread(out: &mut String, t: &CThread) {
     let ps: Vec<String> = t.params.iter().map(|p| typed(&p.ty, &p.name)).collect();
     let _ = writeln!(out, "P{}({})\n{{", t.proc, ps.join(", "));
     for s in &t.body {
+        stmt(out, s, 1);
+    }
+    out.push_str("}\n");
+}
+
+fn c_function(out: &mut String, f: &CFunc) {
+    let ps: Vec<String> = f.params.iter().map(|p| typed(&p.ty, &p.name)).collect();
+    let ps = if ps.is_empty() {
+        "void".to_string()
+    } else {
+        ps.join(", ")
+    };
+    let _ = writeln!(out, "static inline {} {}({ps})\n{{", f.ret, f.name);
+    for s in &f.body {
         stmt(out, s, 1);
     }
     out.push_str("}\n");

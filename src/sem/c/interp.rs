@@ -185,6 +185,9 @@ pub struct Interp<'t, 'a> {
     cond: Option<CondAcc>,
     /// Open read-modify-write operands (see [`Interp::branch_expr`]).
     in_rmw: u32,
+    /// Per inlined helper function being run, innermost last: the tests of its `if`s
+    /// that may `return` (what the rest of that function depends on, not the caller).
+    frames: Vec<Ctl>,
     /// Instructions started so far (herd's program-order index, roughly).
     instrs: u32,
 }
@@ -223,6 +226,7 @@ impl<'t, 'a> Interp<'t, 'a> {
             at_break: Ctl::default(),
             cond: None,
             in_rmw: 0,
+            frames: Vec::new(),
             instrs: 0,
         }
     }
@@ -379,7 +383,10 @@ impl<'t, 'a> Interp<'t, 'a> {
     /// its test.
     fn fell_through(&mut self, exits: Exits, ctl: Ctl) {
         if exits.ret {
-            self.thread = self.thread.union(ctl);
+            match self.frames.last_mut() {
+                Some(f) => *f = f.union(ctl),
+                None => self.thread = self.thread.union(ctl),
+            }
         }
         if let Some(lc) = self.loops.last_mut() {
             if exits.brk {
@@ -394,11 +401,13 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     /// Everything the code here depends on.
     fn total(&self) -> Ctl {
+        let base = self
+            .frames
+            .iter()
+            .fold(self.branch.union(self.thread), |a, f| a.union(*f));
         self.loops
             .iter()
-            .fold(self.branch.union(self.thread), |a, l| {
-                a.union(l.brk).union(l.cont)
-            })
+            .fold(base, |a, l| a.union(l.brk).union(l.cont))
     }
 
     /// Hand [`Interp::total`] to the tracer (events) and to `taint` (locals).
@@ -461,6 +470,22 @@ impl<'t, 'a> Interp<'t, 'a> {
         let r = self.expr(e, port);
         self.leave(saved);
         r
+    }
+
+    /// An inlined helper function: its body up to its end or a `return`, then the local
+    /// holding its value, read as a local is. What follows is an instruction of its own.
+    fn frame(&mut self, body: &St, ret: &str, port: Port) -> R<Val> {
+        let saved_span = self.span;
+        self.frames.push(Ctl::default());
+        let flow = self.stmt(body);
+        self.frames.pop();
+        self.sync();
+        if matches!(flow?, Flow::Break | Flow::Continue) {
+            return Err(self.error("`break` or `continue` out of a function"));
+        }
+        self.span = saved_span;
+        self.begin_instr();
+        self.expr(&Ex::Reg(ret.to_string(), saved_span), port)
     }
 
     /// A statement other than control flow: one instruction.
@@ -783,6 +808,7 @@ impl<'t, 'a> Interp<'t, 'a> {
                 self.begin_instr();
                 self.expr(e, port)
             }
+            Ex::Frame(body, ret) => self.frame(body, ret, port),
             Ex::Elem(t, i, _) => {
                 let i = self.expr(i, Port::No)?;
                 let name = self.elem(t, &i)?;

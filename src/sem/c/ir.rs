@@ -34,6 +34,9 @@ pub enum Ex {
     Bin(BinOp, Box<Ex>, Box<Ex>),
     /// `c ? a : b`
     Cond(Box<Ex>, Box<Ex>, Box<Ex>),
+    /// A helper function's body inlined at a call (its names made fresh): run, a `return`
+    /// ending it, then the local holding its value ([`RET`], renamed).
+    Frame(Box<St>, String),
     /// A macro call, before expansion.
     Call(String, Vec<Ex>, Span),
     /// `__xchg{a}(loc, val)`
@@ -246,8 +249,66 @@ pub fn lower_body(body: &[ast::Stmt]) -> Result<St, LowerError> {
         arrays: Vec::new(),
         fresh: 0,
         loops: 0,
+        in_function: false,
     };
     l.block(body)
+}
+
+/// The local a helper function's `return e;` sets before it returns.
+pub const RET: &str = "%ret";
+
+/// A helper function, lowered: inlined at each call with its names made fresh.
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub params: Vec<String>,
+    pub body: St,
+    /// Every name the body declares or sets, its parameters and [`RET`].
+    pub locals: Vec<String>,
+}
+
+/// Lower a helper function: as a thread's body, `return e;` setting [`RET`].
+pub fn lower_function(f: &ast::CFunc) -> Result<Func, LowerError> {
+    let params: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+    let mut l = Lower {
+        scopes: vec![params.iter().map(|p| (p.clone(), p.clone())).collect()],
+        declared: params.clone(),
+        arrays: Vec::new(),
+        fresh: 0,
+        loops: 0,
+        in_function: true,
+    };
+    let body = l.block(&f.body)?;
+    let mut locals = params.clone();
+    locals.push(RET.to_string());
+    set_names(&body, &mut locals);
+    locals.sort();
+    locals.dedup();
+    Ok(Func {
+        params,
+        body,
+        locals,
+    })
+}
+
+/// The names `st` declares or sets.
+fn set_names(st: &St, out: &mut Vec<String>) {
+    match st {
+        St::Seq(v) => v.iter().for_each(|x| set_names(x, out)),
+        St::If { then, els, .. } => {
+            set_names(then, out);
+            if let Some(e) = els {
+                set_names(e, out);
+            }
+        }
+        St::Loop(l) => {
+            set_names(&l.body, out);
+            if let Some(s) = &l.step {
+                set_names(s, out);
+            }
+        }
+        St::Decl(n) | St::SetReg(n, ..) | St::SetElem(n, ..) => out.push(n.clone()),
+        _ => {}
+    }
 }
 
 struct Lower {
@@ -260,6 +321,8 @@ struct Lower {
     fresh: u32,
     /// Loops open around the statement being lowered (for `break`/`continue`).
     loops: u32,
+    /// Lowering a helper function: `return e;` sets [`RET`].
+    in_function: bool,
 }
 
 /// `int[2]`: an array type's element type and length.
@@ -427,6 +490,10 @@ impl Lower {
             S::Break(span) => St::Break(*span),
             S::Continue(span) => St::Continue(*span),
             S::Return(None, span) => St::Return(*span),
+            S::Return(Some(e), span) if self.in_function => St::Seq(vec![
+                St::SetReg(RET.to_string(), self.expr(e, *span)?, *span),
+                St::Return(*span),
+            ]),
             S::Return(Some(e), span) => St::Seq(vec![
                 St::Eval(self.expr(e, *span)?, *span),
                 St::Return(*span),

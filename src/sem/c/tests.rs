@@ -98,7 +98,7 @@ impl Case {
             symbols: &self.symbols,
         };
         let mut out = Vec::new();
-        let code = match prepare(th, macros) {
+        let code = match prepare(th, &self.test.functions, macros) {
             Ok(code) => code,
             Err(e) => return vec![Err(e)],
         };
