@@ -245,6 +245,18 @@ pub enum Stmt {
         span: Span,
     },
     Block(Vec<Stmt>),
+    /// `switch (cond) { body }`: `body` holds its `case`/`default` labels ([`Stmt::Case`]).
+    Switch {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    /// `case value:` (`default:` when `None`), directly in a switch's body.
+    Case(Option<Expr>, Span),
+    /// `goto label;`
+    Goto(String, Span),
+    /// `label:`
+    Label(String, Span),
     Break(Span),
     Continue(Span),
     Return(Option<Expr>, Span),

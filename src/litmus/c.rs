@@ -218,7 +218,7 @@ fn body(i: In) -> PResult<Vec<Stmt>> {
 
 const C_KEYWORDS: &[&str] = &[
     "if", "else", "while", "do", "for", "break", "continue", "return", "sizeof", "goto", "switch",
-    "case",
+    "case", "default",
 ];
 
 /// A statement; a declaration with several declarators gives several.
@@ -289,6 +289,44 @@ fn stmt(i: In) -> PResult<Vec<Stmt>> {
             ))
         }
         Some((r, "for")) => for_stmt(r, sp),
+        Some((r, "switch")) => {
+            let (r, cond) = paren_expr(r)?;
+            let (r, _) = cws(r)?;
+            let (r, body) = expect("`{` starting the switch's body", block)(r)?;
+            Ok((
+                r,
+                vec![Stmt::Switch {
+                    cond,
+                    body,
+                    span: sp,
+                }],
+            ))
+        }
+        Some((r, "case")) => {
+            let (r, v) = expect("a case value", expr)(r)?;
+            let (r, _) = cws(r)?;
+            let (r, _) = expect("`:` after the case value", punct(":"))(r)?;
+            Ok((r, vec![Stmt::Case(Some(v), sp)]))
+        }
+        Some((r, "default")) => {
+            let (r, _) = cws(r)?;
+            let (r, _) = expect("`:` after `default`", punct(":"))(r)?;
+            Ok((r, vec![Stmt::Case(None, sp)]))
+        }
+        Some((r, "goto")) => {
+            let (r, _) = cws(r)?;
+            let (r, l) = expect("a label", ident)(r)?;
+            Ok((semi(r)?.0, vec![Stmt::Goto(l.to_string(), sp)]))
+        }
+        // The kernel's `fallthrough;` (a statement attribute) between cases.
+        Some((r, "fallthrough")) if cws(r).and_then(|(r, _)| punct(";")(r)).is_ok() => {
+            Ok((semi(r)?.0, vec![Stmt::Empty]))
+        }
+        Some((r, w)) if !C_KEYWORDS.contains(&w) && is_label_colon(r) => {
+            let (r, _) = cws(r)?;
+            let (r, _) = punct(":")(r)?;
+            Ok((r, vec![Stmt::Label(w.to_string(), sp)]))
+        }
         Some((r, "break")) => Ok((semi(r)?.0, vec![Stmt::Break(sp)])),
         Some((r, "continue")) => Ok((semi(r)?.0, vec![Stmt::Continue(sp)])),
         Some((r, "return")) => {
@@ -308,6 +346,12 @@ fn stmt(i: In) -> PResult<Vec<Stmt>> {
             Ok((semi(r)?.0, vec![Stmt::Expr(e, sp)]))
         }
     }
+}
+
+/// Does `label:` end here (a `:` that is not `::`)?
+fn is_label_colon(i: In) -> bool {
+    let t = i.fragment().trim_start();
+    t.starts_with(':') && !t.starts_with("::")
 }
 
 fn semi(i: In) -> PResult<()> {

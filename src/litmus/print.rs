@@ -322,6 +322,20 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
             stmts_block(out, body, depth);
         }
         Stmt::Block(b) => stmts_block(out, b, depth),
+        Stmt::Switch { cond, body, .. } => {
+            let _ = write!(out, "switch ({}) ", expr(cond, 0));
+            stmts_block(out, body, depth);
+        }
+        Stmt::Case(Some(v), _) => {
+            let _ = write!(out, "case {}:", expr(v, 0));
+        }
+        Stmt::Case(None, _) => out.push_str("default:"),
+        Stmt::Goto(l, _) => {
+            let _ = write!(out, "goto {l};");
+        }
+        Stmt::Label(l, _) => {
+            let _ = write!(out, "{l}:");
+        }
         Stmt::Break(_) => out.push_str("break;"),
         Stmt::Continue(_) => out.push_str("continue;"),
         Stmt::Return(None, _) => out.push_str("return;"),

@@ -290,6 +290,140 @@ pub fn lower_function(f: &ast::CFunc) -> Result<Func, LowerError> {
     })
 }
 
+/// A block with its `goto`s made loops: for a label with `goto`s after it (backward),
+/// the code from the label to the last `goto` becomes `do { ...; break; } while (1)`,
+/// each `goto` a `continue` (so `--unroll` bounds the retries as it bounds loops); for
+/// one with `goto`s before it (forward), the code from the first `goto` to the label
+/// becomes `do { ... } while (0)`, each `goto` a `break`. The `goto`s may be inside `if`s and blocks, not inside loops or
+/// `switch`es, and the code they wrap may not `break` or `continue` a loop around it.
+fn gotos(mut b: Vec<ast::Stmt>) -> Result<Vec<ast::Stmt>, LowerError> {
+    use ast::Stmt as S;
+    while let Some((i, l, sp)) = b.iter().enumerate().find_map(|(i, s)| match s {
+        S::Label(l, sp) if b.iter().any(|t| jumps_to(t, l)) => Some((i, l.clone(), *sp)),
+        _ => None,
+    }) {
+        let back = b[i + 1..].iter().any(|t| jumps_to(t, &l));
+        let fwd = b[..i].iter().any(|t| jumps_to(t, &l));
+        if back && fwd {
+            return Err((
+                sp,
+                format!("label `{l}`: `goto`s both before and after it are not supported"),
+            ));
+        }
+        // The shortest segment: up to the last `goto` back, from the first `goto` forward.
+        let (from, to) = if back {
+            let last = (i + 1..b.len())
+                .rev()
+                .find(|&k| jumps_to(&b[k], &l))
+                .unwrap_or(i);
+            (i + 1, last + 1)
+        } else {
+            (b[..i].iter().position(|t| jumps_to(t, &l)).unwrap_or(0), i)
+        };
+        let (seg, with, cond) = if back {
+            (b[from..to].to_vec(), S::Continue(sp), 1)
+        } else {
+            (b[from..to].to_vec(), S::Break(sp), 0)
+        };
+        if let Some(at) = seg.iter().find_map(loop_exit) {
+            return Err((
+                at,
+                format!("`break` or `continue` in code a `goto {l}` jumps over or back into"),
+            ));
+        }
+        let mut body = retarget(&seg, &l, &with)?;
+        if back {
+            body.push(S::Break(sp));
+        }
+        let lp = S::DoWhile {
+            body,
+            cond: ast::Expr::Int(cond),
+            span: sp,
+        };
+        let (before, after) = if back { (i, to) } else { (from, i + 1) };
+        b = b[..before]
+            .iter()
+            .cloned()
+            .chain([lp])
+            .chain(b[after..].iter().cloned())
+            .collect();
+    }
+    Ok(b)
+}
+
+/// Whether `s` has a `goto l`.
+fn jumps_to(s: &ast::Stmt, l: &str) -> bool {
+    use ast::Stmt as S;
+    match s {
+        S::Goto(g, _) => g == l,
+        S::If { then, els, .. } => {
+            then.iter().any(|t| jumps_to(t, l)) || els.iter().flatten().any(|t| jumps_to(t, l))
+        }
+        S::Block(v) | S::While { body: v, .. } | S::DoWhile { body: v, .. } => {
+            v.iter().any(|t| jumps_to(t, l))
+        }
+        S::For { body, .. } | S::Switch { body, .. } => body.iter().any(|t| jumps_to(t, l)),
+        _ => false,
+    }
+}
+
+/// A `break` or `continue` of `s` for a loop around it.
+fn loop_exit(s: &ast::Stmt) -> Option<Span> {
+    use ast::Stmt as S;
+    match s {
+        S::Break(sp) | S::Continue(sp) => Some(*sp),
+        S::If { then, els, .. } => then.iter().chain(els.iter().flatten()).find_map(loop_exit),
+        S::Block(v) => v.iter().find_map(loop_exit),
+        _ => None,
+    }
+}
+
+/// `seg` with each `goto l` replaced by `with`.
+fn retarget(seg: &[ast::Stmt], l: &str, with: &ast::Stmt) -> Result<Vec<ast::Stmt>, LowerError> {
+    use ast::Stmt as S;
+    seg.iter()
+        .map(|s| {
+            Ok(match s {
+                S::Goto(g, _) if g == l => with.clone(),
+                S::If {
+                    cond,
+                    then,
+                    els,
+                    span,
+                } => S::If {
+                    cond: cond.clone(),
+                    then: retarget(then, l, with)?,
+                    els: els.as_deref().map(|e| retarget(e, l, with)).transpose()?,
+                    span: *span,
+                },
+                S::Block(v) => S::Block(retarget(v, l, with)?),
+                S::While { span, .. }
+                | S::DoWhile { span, .. }
+                | S::For { span, .. }
+                | S::Switch { span, .. }
+                    if jumps_to(s, l) =>
+                {
+                    return Err((
+                        *span,
+                        format!("`goto {l}` out of a loop or `switch` is not supported"),
+                    ));
+                }
+                s => s.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Whether `st` has a `continue` for a loop around it.
+fn continues(st: &St) -> bool {
+    match st {
+        St::Continue(_) => true,
+        St::Seq(v) => v.iter().any(continues),
+        St::If { then, els, .. } => continues(then) || els.as_deref().is_some_and(continues),
+        _ => false,
+    }
+}
+
 /// The names `st` declares or sets.
 fn set_names(st: &St, out: &mut Vec<String>) {
     match st {
@@ -371,10 +505,77 @@ impl Lower {
 
     /// A block: its own scope.
     fn block(&mut self, b: &[ast::Stmt]) -> Result<St, LowerError> {
+        let b = &gotos(b.to_vec())?;
         self.scopes.push(Vec::new());
         let r = b.iter().map(|s| self.stmt(s)).collect::<Result<_, _>>();
         self.scopes.pop();
         Ok(St::Seq(r?))
+    }
+
+    /// `switch (c) { ... }` as tests in a `do { } while (0)` (which `break` leaves):
+    /// the value once in a local, then each `case` group run when a match happened
+    /// (fall-through) or its value matches; then, when nothing matched, the groups from
+    /// `default:` on. The tests are nested `if`s over that local, so what follows them is
+    /// ctrl-dependent on the reads the value came from, as the `if` chain written out.
+    fn switch(
+        &mut self,
+        cond: &ast::Expr,
+        body: &[ast::Stmt],
+        span: Span,
+    ) -> Result<St, LowerError> {
+        use ast::Stmt as S;
+        let v = self.expr(cond, span)?;
+        let (val, hit) = (self.temp(), self.temp());
+        // The groups: a label and the statements up to the next one.
+        let mut groups: Vec<(Option<&ast::Expr>, Vec<ast::Stmt>)> = Vec::new();
+        for s in body {
+            match s {
+                S::Case(v, _) => groups.push((v.as_ref(), Vec::new())),
+                s => match groups.last_mut() {
+                    Some(g) => g.1.push(s.clone()),
+                    // Code before the first label never runs.
+                    None => {}
+                },
+            }
+        }
+        let reg = |r: &str| Ex::Reg(r.to_string(), span);
+        let set_hit = || St::SetReg(hit.clone(), Ex::Int(1), span);
+        let inner = self.in_loop(|l| -> Result<Vec<St>, LowerError> {
+            let mut code = Vec::new();
+            for (label, stmts) in &groups {
+                let test = match label {
+                    Some(c) => {
+                        let c = l.expr(c, span)?;
+                        let eq = Ex::Bin(BinOp::Eq, Box::new(reg(&val)), Box::new(c));
+                        Ex::Bin(BinOp::LOr, Box::new(reg(&hit)), Box::new(eq))
+                    }
+                    None => reg(&hit),
+                };
+                let b = St::Seq(vec![set_hit(), l.block(stmts)?]);
+                code.push(St::if_(test, b, None, span));
+            }
+            if let Some(d) = groups.iter().position(|g| g.0.is_none()) {
+                let rest: Vec<ast::Stmt> = groups[d..].iter().flat_map(|g| g.1.clone()).collect();
+                let not_hit = Ex::Un(UnOp::Not, Box::new(reg(&hit)));
+                code.push(St::if_(not_hit, l.block(&rest)?, None, span));
+            }
+            Ok(code)
+        })?;
+        if continues(&St::Seq(inner.clone())) {
+            return Err((span, "`continue` inside a `switch` is not supported".into()));
+        }
+        Ok(St::Seq(vec![
+            St::SetReg(val, v, span),
+            St::SetReg(hit, Ex::Int(0), span),
+            St::Loop(Loop {
+                cond: Some(Ex::Int(0)),
+                test_first: false,
+                body: Box::new(St::Seq(inner)),
+                step: None,
+                ctrl_after: false,
+                span,
+            }),
+        ]))
     }
 
     fn in_loop<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
@@ -478,6 +679,19 @@ impl Lower {
                 r?
             }
             S::Block(b) => self.block(b)?,
+            S::Switch { cond, body, span } => self.switch(cond, body, *span)?,
+            S::Case(_, span) => {
+                return Err((*span, "`case` or `default` outside a `switch`".into()));
+            }
+            S::Goto(l, span) => {
+                return Err((
+                    *span,
+                    format!(
+                        "`goto {l}`: no label `{l}` in the block around it or an enclosing one (a `goto` jumps within its function, to a label of a block it is in)"
+                    ),
+                ));
+            }
+            S::Label(..) => St::Seq(Vec::new()),
             S::Empty => St::Seq(Vec::new()),
             S::Break(span) | S::Continue(span) if self.loops == 0 => {
                 let what = if matches!(s, S::Break(_)) {
