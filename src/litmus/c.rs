@@ -57,6 +57,22 @@ fn is_thread_name(i: In) -> bool {
 /// A helper function definition: type words, the name, `(params)`, a body.
 fn function(i: In) -> PResult<CFunc> {
     let sp = span(i);
+    // Type definitions are not read yet: say so where they start.
+    if let Ok((r, w @ ("struct" | "union" | "typedef" | "enum"))) = ident(i) {
+        let (r, _) = cws(r)?;
+        // An optional tag, then `{`: a definition (`struct lockref *f(...)` is a function).
+        let r = ident(r).map_or(r, |(r2, _)| r2);
+        let body = cws(r).is_ok_and(|(r3, _)| r3.fragment().starts_with('{'));
+        if w == "typedef" || body {
+            return hard(
+                i,
+                format!(
+                    "`{w}` definitions are not supported: a test's shared data are separate \
+                     locations passed to the threads (write a struct's fields as such)"
+                ),
+            );
+        }
+    }
     let mut words: Vec<String> = Vec::new();
     let mut r = i;
     loop {
