@@ -531,11 +531,12 @@ impl Lower {
         for s in body {
             match s {
                 S::Case(v, _) => groups.push((v.as_ref(), Vec::new())),
-                s => match groups.last_mut() {
-                    Some(g) => g.1.push(s.clone()),
-                    // Code before the first label never runs.
-                    None => {}
-                },
+                // Code before the first label never runs.
+                s => {
+                    if let Some(g) = groups.last_mut() {
+                        g.1.push(s.clone());
+                    }
+                }
             }
         }
         let reg = |r: &str| Ex::Reg(r.to_string(), span);
