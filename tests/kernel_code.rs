@@ -119,3 +119,24 @@ fn expression_statements_discard_their_values() {
     let j = judge::run(&t, &lkmm.model, lkmm.macros.as_ref(), &Options::default()).unwrap();
     assert_eq!(j.observation().to_string(), "Never");
 }
+
+#[test]
+fn compile_takes_the_new_constructs_or_says_where_it_cannot() {
+    use litmus::compile::{self, mapping::Mapping};
+    let x86 = Mapping::load("x86").unwrap();
+    let root = common::root().join("litmus/kernel");
+    for f in [
+        "ctrl/LB+switch-fallthrough+mb.litmus",
+        "ctrl/SB+goto-retry-out.litmus",
+        "constructs/MP+define-macros.litmus",
+        "short-circuit/MP+rel+cond-acq-once.litmus",
+    ] {
+        let t = litmus::litmus::parse_file(&root.join(f)).unwrap();
+        compile::compile(&t, &x86).unwrap_or_else(|e| panic!("{f}: {e}"));
+    }
+    let t =
+        litmus::litmus::parse_file(&root.join("constructs/MP+helper-functions.litmus")).unwrap();
+    let e = compile::compile(&t, &x86).unwrap_err();
+    assert_eq!(e.span.map(|s| s.line), Some(13), "{e}");
+    assert!(e.msg.contains("helper function `publish`"), "{e}");
+}

@@ -94,6 +94,18 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             test.arch.name()
         )));
     }
+    // Helper functions are inlined by the C interpreter only (issue 37).
+    if let Some(f) = test.functions.first() {
+        return Err(CompileError {
+            proc: None,
+            span: Some(f.span),
+            msg: format!(
+                "cannot compile helper function `{}`: only the threads' own code compiles \
+                 (write its body into the threads)",
+                f.name
+            ),
+        });
+    }
     let target = target::for_arch(map.arch)
         .ok_or_else(|| fail(format!("no compiler for {}", map.arch.name())))?;
     let mut used = BTreeMap::new();
