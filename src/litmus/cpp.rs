@@ -104,7 +104,7 @@ const MAX_DEPTH: usize = 64;
 /// none, the text then being read as it is.
 pub fn preprocess(src: &str) -> Result<Option<Expanded>, ParseError> {
     let lines: Vec<&str> = src.split('\n').collect();
-    let Some(first) = lines.iter().position(|l| l.trim_start().starts_with('#')) else {
+    let Some(first) = first_directive(&lines) else {
         return Ok(None);
     };
     let mut p = Pre {
@@ -126,6 +126,44 @@ pub fn preprocess(src: &str) -> Result<Option<Expanded>, ParseError> {
         text: p.out,
         uses: p.uses,
     }))
+}
+
+/// The first line starting with `#` outside a comment (a header's `(* ... *)` may
+/// hold such lines).
+fn first_directive(lines: &[&str]) -> Option<usize> {
+    let mut open: Option<&str> = None;
+    for (k, l) in lines.iter().enumerate() {
+        if open.is_none() && l.trim_start().starts_with('#') {
+            return Some(k);
+        }
+        let mut rest = *l;
+        while !rest.is_empty() {
+            match open {
+                Some(close) => match rest.find(close) {
+                    Some(i) => {
+                        rest = &rest[i + 2..];
+                        open = None;
+                    }
+                    None => break,
+                },
+                None => {
+                    let starts = [("(*", "*)"), ("/*", "*/")]
+                        .iter()
+                        .filter_map(|(o, c)| rest.find(o).map(|i| (i, *c)))
+                        .min();
+                    match (starts, rest.find("//")) {
+                        (Some((i, _)), Some(j)) if j < i => break,
+                        (Some((i, c)), _) => {
+                            rest = &rest[i + 2..];
+                            open = Some(c);
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 /// An `#if` being read: whether a branch was taken, whether the current one is.
@@ -887,6 +925,17 @@ mod tests {
     fn paste_stringize_and_conditionals() {
         let src = "C t\n{}\n#define CAT(a, b) a ## b\n#define S(a) #a\n#ifdef CAT\n#define ON 1\n#else\n#define ON 2\n#endif\n#if ON == 1 && !defined(NOPE)\n#define X CAT(r, 0) = S(hi) + ON\n#endif\nP0() { X; }\nexists (0:r0=1)";
         assert!(pp(src).contains("r0 = \"hi\" + 1;"), "{}", pp(src));
+    }
+
+    #[test]
+    fn a_hash_in_a_header_comment_is_no_directive() {
+        assert!(
+            preprocess("C t\n(*\n# not a directive\n*)\n{}\nP0() {}\n")
+                .unwrap()
+                .is_none()
+        );
+        let src = "C t\n(* a *)\n{}\n#define A 1\nP0() { r = A; }\n";
+        assert!(pp(src).contains("r = 1;"));
     }
 
     #[test]
