@@ -46,12 +46,11 @@ pub(crate) fn program(mut i: In) -> PResult<(Vec<CFunc>, Vec<CThread>)> {
 
 /// Does a thread `P<n>(` start here?
 fn is_thread_name(i: In) -> bool {
-    let s = i.fragment();
-    let digits = s[1.min(s.len())..]
-        .bytes()
-        .take_while(u8::is_ascii_digit)
-        .count();
-    s.starts_with('P') && digits > 0 && s[1 + digits..].trim_start().starts_with('(')
+    let Some(rest) = i.fragment().strip_prefix('P') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].trim_start().starts_with('(')
 }
 
 /// A helper function definition: type words, the name, `(params)`, a body.

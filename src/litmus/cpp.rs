@@ -100,6 +100,10 @@ impl Expanded {
 /// Deeper than this, expansion is taken to loop.
 const MAX_DEPTH: usize = 64;
 
+/// Most tokens one use may expand to (macros that each use the next several times grow
+/// exponentially).
+const MAX_TOKENS: usize = 100_000;
+
 /// Expand `src` when it has a directive (a line starting with `#`); `None` when it has
 /// none, the text then being read as it is.
 pub fn preprocess(src: &str) -> Result<Option<Expanded>, ParseError> {
@@ -578,6 +582,12 @@ impl<'s> Pre<'s> {
             off.push(t.text.clone());
             let mut e = self.expand(&body, off, depth + 1)?;
             off.pop();
+            if out.len() + e.len() > MAX_TOKENS {
+                return Err(format!(
+                    "expansion of `{}` longer than {MAX_TOKENS} tokens",
+                    t.text
+                ));
+            }
             if let Some(f) = e.first_mut() {
                 f.space = true;
             }
@@ -954,5 +964,12 @@ mod tests {
         assert!(e.msg.contains("#endif"));
         let e = preprocess("C t\n{}\n#define F(a) F(a)\n#define G G\nP0() { G; }\n");
         assert!(e.is_ok(), "a macro naming itself stops there, as in C");
+        let mut src = "C t\n{}\n#define A0 x\n".to_string();
+        for k in 1..40 {
+            src.push_str(&format!("#define A{k} A{} A{} A{}\n", k - 1, k - 1, k - 1));
+        }
+        src.push_str("P0() { A39; }\n");
+        let e = preprocess(&src).err().unwrap();
+        assert!(e.msg.contains("longer than"), "{}", e.msg);
     }
 }
