@@ -474,9 +474,9 @@ fn unknown_calls_are_errors_with_their_position() {
         }
         other => panic!("expected an error, got {other:?}"),
     }
-    // An expression macro used as a statement needs `(void)`, as in herd.
+    // An expression macro used as a statement discards its value, as in C.
     let c = Case::new(&test_src("P0(int *x) { xchg(x, 1); }"));
-    assert!(matches!(c.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("(void)")));
+    assert_eq!(ok_runs(c.runs(0)).len(), 2);
     let c = Case::new(&test_src("P0(int *x) { (void)xchg(x, 1); }"));
     assert_eq!(ok_runs(c.runs(0)).len(), 2);
 }
