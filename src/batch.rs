@@ -598,7 +598,10 @@ fn judge_one(f: &Path, t: &Test, m: &Loaded, s: &Settings) -> Status {
         }
         Err(e) => match e.exhausted {
             Some(x) => Status::Undetermined(x, e.explored),
-            None => Status::Error(Diagnostic::error(f.display().to_string(), e.at, e.msg)),
+            None => {
+                let (at, msg) = t.relocate(e.at, e.msg);
+                Status::Error(Diagnostic::error(f.display().to_string(), at, msg))
+            }
         },
     }
 }

@@ -94,6 +94,18 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             test.arch.name()
         )));
     }
+    // Helper functions are inlined by the C interpreter only (issue 37).
+    if let Some(f) = test.functions.first() {
+        return Err(CompileError {
+            proc: None,
+            span: Some(f.span),
+            msg: format!(
+                "cannot compile helper function `{}`: only the threads' own code compiles \
+                 (write its body into the threads)",
+                f.name
+            ),
+        });
+    }
     let target = target::for_arch(map.arch)
         .ok_or_else(|| fail(format!("no compiler for {}", map.arch.name())))?;
     let mut used = BTreeMap::new();
@@ -174,10 +186,12 @@ pub fn compile(test: &Test, map: &Mapping) -> R<Compiled> {
             info: test.info.clone(),
             comments: Vec::new(),
             init: Vec::new(),
+            functions: Vec::new(),
             threads,
             locations: Vec::new(),
             filter: None,
             condition: test.condition.clone(),
+            macros: Default::default(),
         },
         text: String::new(),
         regs,
@@ -1599,6 +1613,10 @@ fn ex_walk<F: FnMut(&St), G: FnMut(&Ex)>(e: &Ex, fs: &mut F, fe: &mut G) {
         Ex::Seq(st, v) => {
             ir_walk(st, fs, fe);
             vec![v]
+        }
+        Ex::Frame(st, _) => {
+            ir_walk(st, fs, fe);
+            vec![]
         }
     };
     for x in subs {

@@ -147,7 +147,8 @@ impl<'t> Program<'t> {
         match (thread, self.test.arch) {
             (Thread::C(c), _) => {
                 let macros = self.macros.expect("checked in new");
-                let code = self.c_code[idx].get_or_init(|| sem::c::prepare(c, macros));
+                let code = self.c_code[idx]
+                    .get_or_init(|| sem::c::prepare(c, &self.test.functions, macros));
                 sem::c::run(c, code.as_ref().map_err(Clone::clone)?, &init, macros, t)
             }
             (Thread::Asm(a), Arch::X86 | Arch::X86_64) => sem::x86::run(a, &init, t),

@@ -67,11 +67,44 @@ pub struct Test {
     /// where the kernel's tests keep their `Result:` line.
     pub comments: Vec<String>,
     pub init: Vec<InitEntry>,
+    /// C helper functions defined before the threads (`static inline int f(int *x)
+    /// { ... }`), inlined at each call.
+    pub functions: Vec<CFunc>,
     pub threads: Vec<Thread>,
     /// `locations [x; 0:r1;]`: extra locations shown in every final state.
     pub locations: Vec<LocRef>,
     pub filter: Option<Prop>,
     pub condition: Condition,
+    /// Where the preprocessor's expansions lie in the text the code was parsed from, to
+    /// report an error inside one at the macro's use, naming it.
+    #[serde(skip)]
+    pub macros: MacroMap,
+}
+
+/// The macro uses of a C test with `#define`s ([`crate::litmus::cpp`]); like spans, for
+/// diagnostics only, and equal whatever they hold.
+#[derive(Clone, Debug, Default)]
+pub struct MacroMap(pub Option<std::sync::Arc<crate::litmus::cpp::Expanded>>);
+
+impl PartialEq for MacroMap {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for MacroMap {}
+
+impl Test {
+    /// An error at `at` (line, column of the text parsed) said of the test's source: inside
+    /// a macro's expansion, at the macro's use and naming it.
+    pub fn relocate(&self, at: Option<(u32, u32)>, msg: String) -> (Option<(u32, u32)>, String) {
+        match (&self.macros.0, at) {
+            (Some(x), Some((line, col))) => {
+                let (col, msg) = x.relocate(line, col, &msg);
+                (Some((line, col)), msg)
+            }
+            _ => (at, msg),
+        }
+    }
 }
 
 /// A location named in `init`, `locations` or the condition.
@@ -160,6 +193,17 @@ pub struct CThread {
     pub span: Span,
 }
 
+/// A helper function: `static inline int name(params) { body }`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CFunc {
+    /// The words before the name (`static inline int`, `struct lockref *`).
+    pub ret: String,
+    pub name: String,
+    pub params: Vec<CParam>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CParam {
     /// Type as written, e.g. `int *`, `spinlock_t *`, `atomic_t *`, `struct foo *`.
@@ -201,6 +245,18 @@ pub enum Stmt {
         span: Span,
     },
     Block(Vec<Stmt>),
+    /// `switch (cond) { body }`: `body` holds its `case`/`default` labels ([`Stmt::Case`]).
+    Switch {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    /// `case value:` (`default:` when `None`), directly in a switch's body.
+    Case(Option<Expr>, Span),
+    /// `goto label;`
+    Goto(String, Span),
+    /// `label:`
+    Label(String, Span),
     Break(Span),
     Continue(Span),
     Return(Option<Expr>, Span),

@@ -13,14 +13,24 @@ fn cws(i: In) -> PResult<()> {
     ws_with(Comments::C)(i)
 }
 
-/// Every thread up to the constraint keywords.
-pub(crate) fn program(mut i: In) -> PResult<Vec<CThread>> {
+/// The helper functions, then every thread, up to the constraint keywords.
+pub(crate) fn program(mut i: In) -> PResult<(Vec<CFunc>, Vec<CThread>)> {
     let mut threads = Vec::new();
+    let mut funcs = Vec::new();
     loop {
         let (r, _) = ws_with(Comments::All)(i)?;
         i = r;
         if i.fragment().is_empty() || at_constraint(i) {
-            return Ok((i, threads));
+            return Ok((i, (funcs, threads)));
+        }
+        if threads.is_empty() && !is_thread_name(i) {
+            let (r, f) = function(i)?;
+            if funcs.iter().any(|g: &CFunc| g.name == f.name) {
+                return hard(i, format!("function `{}` defined twice", f.name));
+            }
+            funcs.push(f);
+            i = r;
+            continue;
         }
         let (r, t) = thread(i)?;
         if t.proc as usize != threads.len() {
@@ -32,6 +42,88 @@ pub(crate) fn program(mut i: In) -> PResult<Vec<CThread>> {
         threads.push(t);
         i = r;
     }
+}
+
+/// Does a thread `P<n>(` start here?
+fn is_thread_name(i: In) -> bool {
+    let Some(rest) = i.fragment().strip_prefix('P') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && rest[digits..].trim_start().starts_with('(')
+}
+
+/// A helper function definition: type words, the name, `(params)`, a body.
+fn function(i: In) -> PResult<CFunc> {
+    let sp = span(i);
+    // Type definitions are not read yet: say so where they start.
+    if let Ok((r, w @ ("struct" | "union" | "typedef" | "enum"))) = ident(i) {
+        let (r, _) = cws(r)?;
+        // An optional tag, then `{`: a definition (`struct lockref *f(...)` is a function).
+        let r = ident(r).map_or(r, |(r2, _)| r2);
+        let body = cws(r).is_ok_and(|(r3, _)| r3.fragment().starts_with('{'));
+        if w == "typedef" || body {
+            return hard(
+                i,
+                format!(
+                    "`{w}` definitions are not supported: a test's shared data are separate \
+                     locations passed to the threads (write a struct's fields as such)"
+                ),
+            );
+        }
+    }
+    let mut words: Vec<String> = Vec::new();
+    let mut r = i;
+    loop {
+        let (r2, _) = cws(r)?;
+        if let Ok((r3, _)) = punct("*")(r2) {
+            words.push("*".into());
+            r = r3;
+        } else if let Ok((r3, w)) = ident(r2) {
+            words.push(w.into());
+            r = r3;
+        } else {
+            r = r2;
+            break;
+        }
+    }
+    let name = match words.last() {
+        Some(n) if n != "*" && words.len() >= 2 => n.clone(),
+        _ => {
+            return hard(
+                i,
+                format!(
+                    "expected a thread `P0(...)` or a function definition, found {}",
+                    found(i)
+                ),
+            );
+        }
+    };
+    words.pop();
+    let (r, _) = expect("`(` after the function's name", char('('))(r)?;
+    let (r, params) = params(r)?;
+    let (r, _) = cws(r)?;
+    let (r, body) = expect("`{` starting the function's body", block)(r)?;
+    let ret: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            !matches!(
+                *w,
+                "static" | "inline" | "__always_inline" | "noinline" | "extern"
+            )
+        })
+        .collect();
+    Ok((
+        r,
+        CFunc {
+            ret: ret.join(" "),
+            name,
+            params,
+            body,
+            span: sp,
+        },
+    ))
 }
 
 fn thread(i: In) -> PResult<CThread> {
@@ -141,7 +233,7 @@ fn body(i: In) -> PResult<Vec<Stmt>> {
 
 const C_KEYWORDS: &[&str] = &[
     "if", "else", "while", "do", "for", "break", "continue", "return", "sizeof", "goto", "switch",
-    "case",
+    "case", "default",
 ];
 
 /// A statement; a declaration with several declarators gives several.
@@ -212,6 +304,44 @@ fn stmt(i: In) -> PResult<Vec<Stmt>> {
             ))
         }
         Some((r, "for")) => for_stmt(r, sp),
+        Some((r, "switch")) => {
+            let (r, cond) = paren_expr(r)?;
+            let (r, _) = cws(r)?;
+            let (r, body) = expect("`{` starting the switch's body", block)(r)?;
+            Ok((
+                r,
+                vec![Stmt::Switch {
+                    cond,
+                    body,
+                    span: sp,
+                }],
+            ))
+        }
+        Some((r, "case")) => {
+            let (r, v) = expect("a case value", expr)(r)?;
+            let (r, _) = cws(r)?;
+            let (r, _) = expect("`:` after the case value", punct(":"))(r)?;
+            Ok((r, vec![Stmt::Case(Some(v), sp)]))
+        }
+        Some((r, "default")) => {
+            let (r, _) = cws(r)?;
+            let (r, _) = expect("`:` after `default`", punct(":"))(r)?;
+            Ok((r, vec![Stmt::Case(None, sp)]))
+        }
+        Some((r, "goto")) => {
+            let (r, _) = cws(r)?;
+            let (r, l) = expect("a label", ident)(r)?;
+            Ok((semi(r)?.0, vec![Stmt::Goto(l.to_string(), sp)]))
+        }
+        // The kernel's `fallthrough;` (a statement attribute) between cases.
+        Some((r, "fallthrough")) if cws(r).and_then(|(r, _)| punct(";")(r)).is_ok() => {
+            Ok((semi(r)?.0, vec![Stmt::Empty]))
+        }
+        Some((r, w)) if !C_KEYWORDS.contains(&w) && is_label_colon(r) => {
+            let (r, _) = cws(r)?;
+            let (r, _) = punct(":")(r)?;
+            Ok((r, vec![Stmt::Label(w.to_string(), sp)]))
+        }
         Some((r, "break")) => Ok((semi(r)?.0, vec![Stmt::Break(sp)])),
         Some((r, "continue")) => Ok((semi(r)?.0, vec![Stmt::Continue(sp)])),
         Some((r, "return")) => {
@@ -231,6 +361,12 @@ fn stmt(i: In) -> PResult<Vec<Stmt>> {
             Ok((semi(r)?.0, vec![Stmt::Expr(e, sp)]))
         }
     }
+}
+
+/// Does `label:` end here (a `:` that is not `::`)?
+fn is_label_colon(i: In) -> bool {
+    let t = i.fragment().trim_start();
+    t.starts_with(':') && !t.starts_with("::")
 }
 
 fn semi(i: In) -> PResult<()> {

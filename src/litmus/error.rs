@@ -59,6 +59,23 @@ impl ParseError {
         }
     }
 
+    /// An error at a known position: 1-based `line` and `col`, byte `offset`.
+    pub(crate) fn located(
+        line: u32,
+        col: u32,
+        offset: usize,
+        msg: impl Into<String>,
+    ) -> ParseError {
+        ParseError {
+            line,
+            col,
+            msg: msg.into(),
+            offset,
+            len: 0,
+            pending: None,
+        }
+    }
+
     /// An error at `i` whose message says what was wanted there.
     pub(crate) fn wanting(i: In, wanted: Wanted) -> ParseError {
         let offset = i.location_offset();

@@ -9,6 +9,7 @@ mod asm;
 pub mod ast;
 mod c;
 mod common;
+pub mod cpp;
 mod error;
 pub mod expect;
 pub mod hash;
@@ -24,7 +25,25 @@ use std::path::{Path, PathBuf};
 
 /// Parse one litmus test.
 pub fn parse(src: &str) -> Result<ast::Test, ParseError> {
-    parse_spans(src).map_err(|e| e.resolve(src))
+    let Some(x) = expanded(src)? else {
+        return parse_spans(src).map_err(|e| e.resolve(src));
+    };
+    let mut t = parse_spans(&x.text).map_err(|e| {
+        let e = e.resolve(&x.text);
+        let (col, msg) = x.relocate(e.line, e.col, &e.msg);
+        cpp::error_at(src, e.line, col, msg)
+    })?;
+    t.macros = ast::MacroMap(Some(std::sync::Arc::new(x)));
+    Ok(t)
+}
+
+/// A C test's text with its preprocessor directives applied ([`cpp`]), when it has any.
+pub fn expanded(src: &str) -> Result<Option<cpp::Expanded>, ParseError> {
+    let c = src
+        .trim_start()
+        .strip_prefix('C')
+        .is_some_and(|r| r.starts_with(char::is_whitespace));
+    if c { cpp::preprocess(src) } else { Ok(None) }
 }
 
 /// Most brackets open at once: the parsers recurse on each, and no test needs more.
@@ -63,12 +82,13 @@ fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
     let i = In::new(src);
     let (i, h) = finish(common::header(i))?;
     let (i, init) = finish(common::init_block(i))?;
-    let (i, threads) = if h.arch == ast::Arch::C {
-        let (i, ts) = finish(c::program(i))?;
-        (i, ts.into_iter().map(ast::Thread::C).collect())
+    let (i, functions, threads) = if h.arch == ast::Arch::C {
+        let (i, (fs, ts)) = finish(c::program(i))?;
+        (i, fs, ts.into_iter().map(ast::Thread::C).collect())
     } else {
         let (i, ts) = finish(asm::program(i, h.arch))?;
-        (i, ts.into_iter().map(ast::Thread::Asm).collect::<Vec<_>>())
+        let ts = ts.into_iter().map(ast::Thread::Asm).collect::<Vec<_>>();
+        (i, Vec::new(), ts)
     };
     if threads.is_empty() {
         return Err(ParseError::at(i, "expected at least one thread"));
@@ -81,10 +101,12 @@ fn parse_spans(src: &str) -> Result<ast::Test, ParseError> {
         info: h.info,
         comments: h.comments,
         init,
+        functions,
         threads,
         locations,
         filter,
         condition,
+        macros: ast::MacroMap::default(),
     })
 }
 

@@ -36,6 +36,10 @@ pub fn print(t: &Test) -> String {
             out.push_str(&columns(&asm, t.arch));
         }
         _ => {
+            for f in &t.functions {
+                c_function(&mut out, f);
+                out.push('\n');
+            }
             for (k, th) in t.threads.iter().enumerate() {
                 if let Thread::C(c) = th {
                     if k > 0 {
@@ -251,6 +255,20 @@ fn c_thread(out: &mut String, t: &CThread) {
     out.push_str("}\n");
 }
 
+fn c_function(out: &mut String, f: &CFunc) {
+    let ps: Vec<String> = f.params.iter().map(|p| typed(&p.ty, &p.name)).collect();
+    let ps = if ps.is_empty() {
+        "void".to_string()
+    } else {
+        ps.join(", ")
+    };
+    let _ = writeln!(out, "static inline {} {}({ps})\n{{", f.ret, f.name);
+    for s in &f.body {
+        stmt(out, s, 1);
+    }
+    out.push_str("}\n");
+}
+
 fn indent(out: &mut String, depth: usize) {
     out.extend(std::iter::repeat_n('\t', depth));
 }
@@ -304,6 +322,20 @@ fn stmt(out: &mut String, s: &Stmt, depth: usize) {
             stmts_block(out, body, depth);
         }
         Stmt::Block(b) => stmts_block(out, b, depth),
+        Stmt::Switch { cond, body, .. } => {
+            let _ = write!(out, "switch ({}) ", expr(cond, 0));
+            stmts_block(out, body, depth);
+        }
+        Stmt::Case(Some(v), _) => {
+            let _ = write!(out, "case {}:", expr(v, 0));
+        }
+        Stmt::Case(None, _) => out.push_str("default:"),
+        Stmt::Goto(l, _) => {
+            let _ = write!(out, "goto {l};");
+        }
+        Stmt::Label(l, _) => {
+            let _ = write!(out, "{l}:");
+        }
         Stmt::Break(_) => out.push_str("break;"),
         Stmt::Continue(_) => out.push_str("continue;"),
         Stmt::Return(None, _) => out.push_str("return;"),

@@ -31,7 +31,7 @@ mod tests;
 pub use expand::unknown_macro;
 
 use super::{SemError, Stop, ThreadInit, Tracer, Value};
-use crate::litmus::ast::CThread;
+use crate::litmus::ast::{CFunc, CThread};
 use std::collections::BTreeMap;
 
 const LKMM_DEF: &str = include_str!("../../cat/lkmm.def");
@@ -112,10 +112,18 @@ impl Code {
 }
 
 /// The code every run of `thread` executes.
-pub fn prepare(thread: &CThread, macros: &Macros) -> Result<Code, Stop> {
-    let lowered =
-        ir::lower_body(&thread.body).map_err(|(span, msg)| Stop::error(Some(span), msg))?;
-    let code = macros.defs.expand_thread(&lowered).map_err(Stop::Error)?;
+pub fn prepare(thread: &CThread, functions: &[CFunc], macros: &Macros) -> Result<Code, Stop> {
+    let lower_err = |(span, msg): ir::LowerError| Stop::error(Some(span), msg);
+    let lowered = ir::lower_body(&thread.body).map_err(lower_err)?;
+    let defs = functions
+        .iter()
+        .map(|f| Ok((f.name.clone(), ir::lower_function(f).map_err(lower_err)?)))
+        .collect::<Result<_, Stop>>()?;
+    let funcs = expand::Funcs::new(&defs);
+    let code = macros
+        .defs
+        .expand_thread(&lowered, &funcs)
+        .map_err(Stop::Error)?;
     Ok(Code(code))
 }
 

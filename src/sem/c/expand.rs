@@ -2,10 +2,29 @@
 //! are expanded in the caller's scope, then substituted for the formals in the body.
 //! Names that are not formals stay as they are (they are the thread's locals).
 
-use super::ir::{Annot, Ex, Guard, Loop, St};
+use super::ir::{Annot, Ex, Func, Guard, Loop, RET, St};
 use crate::litmus::ast::Span;
 use crate::sem::SemError;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+
+/// A test's helper functions while one thread is expanded: calls made so far (each
+/// inlined copy gets fresh names) and the calls open (to refuse recursion).
+pub struct Funcs<'f> {
+    pub defs: &'f HashMap<String, Func>,
+    next: Cell<u32>,
+    open: RefCell<Vec<String>>,
+}
+
+impl<'f> Funcs<'f> {
+    pub fn new(defs: &'f HashMap<String, Func>) -> Self {
+        Funcs {
+            defs,
+            next: Cell::new(0),
+            open: RefCell::new(Vec::new()),
+        }
+    }
+}
 
 /// Macro definitions by name: `(formals, body)`.
 #[derive(Clone, Debug, Default)]
@@ -110,6 +129,7 @@ struct Scope<'a> {
     /// The span of the thread-code call (macro bodies have no span of their own there).
     at: Option<Span>,
     depth: usize,
+    funcs: Option<&'a Funcs<'a>>,
 }
 
 /// The error for a call of a macro the `.def` file does not define; [`unknown_macro`]
@@ -126,12 +146,13 @@ fn err(span: Option<Span>, msg: String) -> SemError {
 
 impl Defs {
     /// Expand every macro call in a thread's body.
-    pub fn expand_thread(&self, body: &St) -> Result<St, SemError> {
+    pub fn expand_thread(&self, body: &St, funcs: &Funcs) -> Result<St, SemError> {
         let top = Scope {
             frame: None,
             macro_name: None,
             at: None,
             depth: 0,
+            funcs: Some(funcs),
         };
         self.stmt(body, &top)
     }
@@ -181,7 +202,79 @@ impl Defs {
             macro_name: Some(name),
             at: s.at.or(Some(span)),
             depth: s.depth + 1,
+            funcs: s.funcs,
         })
+    }
+
+    /// A call of helper function `f`, inlined: each parameter a fresh local set to its
+    /// argument (call by value; `&local` passed stands for that local), the body's names
+    /// made fresh, so every call is the body written out at the call.
+    fn inline(
+        &self,
+        name: &str,
+        f: &Func,
+        args: &[Ex],
+        s: &Scope,
+        span: Span,
+    ) -> Result<Ex, SemError> {
+        let at = s.at.or(Some(span));
+        let funcs = s.funcs.expect("functions are only called from a thread");
+        let open = funcs.open.borrow().clone();
+        if let Some(k) = open.iter().position(|n| n == name) {
+            let chain: Vec<&str> = open[k..].iter().map(String::as_str).chain([name]).collect();
+            return Err(err(
+                at,
+                format!(
+                    "recursive call of `{name}` ({}): helper functions are inlined at each call, \
+                     so they may not call themselves",
+                    chain.join(" -> ")
+                ),
+            ));
+        }
+        if f.params.len() != args.len() {
+            let msg = format!(
+                "`{name}` takes {} argument(s), {} given",
+                f.params.len(),
+                args.len()
+            );
+            return Err(err(at, msg));
+        }
+        let args = args
+            .iter()
+            .map(|a| self.expr(a, s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let k = funcs.next.get();
+        funcs.next.set(k + 1);
+        let fresh = |l: &str| format!("{name}#{k}.{l}");
+        let mut frame: HashMap<String, Ex> = f
+            .locals
+            .iter()
+            .map(|l| (l.clone(), Ex::Reg(fresh(l), span)))
+            .collect();
+        let mut body = Vec::new();
+        for (p, a) in f.params.iter().zip(args) {
+            if matches!(a, Ex::LocalAddr(..)) {
+                frame.insert(p.clone(), a);
+            } else {
+                body.push(St::SetReg(fresh(p), a, span));
+            }
+        }
+        funcs.open.borrow_mut().push(name.to_string());
+        let inner = Scope {
+            frame: Some(&frame),
+            macro_name: Some(name),
+            at: s.at,
+            depth: s.depth + 1,
+            funcs: s.funcs,
+        };
+        let b = self.stmt(&f.body, &inner);
+        funcs.open.borrow_mut().pop();
+        body.push(b?);
+        Ok(Ex::Frame(Box::new(St::Seq(body)), fresh(RET)))
+    }
+
+    fn function<'s>(&self, name: &str, s: &Scope<'s>) -> Option<&'s Func> {
+        s.funcs.and_then(|f| f.defs.get(name))
     }
 
     fn bad_arg(&self, prim: &str, s: &Scope) -> SemError {
@@ -218,13 +311,18 @@ impl Defs {
                 Some(arg) => arg.clone(),
                 None => e.clone(),
             },
-            Ex::Load(arg, annot) => {
-                let addr = self.access_addr(arg, annot, "__load", s)?;
-                Ex::Load(Box::new(addr), annot.clone())
-            }
+            Ex::Load(arg, annot) => match self.access_addr(arg, annot, "__load", s)? {
+                // `*p` for `p` standing for `&r`: the local `r`.
+                Ex::LocalAddr(r, sp) if annot.is_empty() => Ex::Reg(r, sp),
+                addr => Ex::Load(Box::new(addr), annot.clone()),
+            },
             Ex::Un(op, a) => Ex::Un(*op, b(a)?),
             Ex::Bin(op, l, r) => Ex::Bin(*op, b(l)?, b(r)?),
             Ex::Cond(c, t, f) => Ex::Cond(b(c)?, b(t)?, b(f)?),
+            Ex::Call(name, args, span) if self.function(name, s).is_some() => {
+                let f = self.function(name, s).expect("checked");
+                self.inline(name, f, args, s, *span)?
+            }
             Ex::Call(name, args, span) => match self.expr_macro(name) {
                 Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
                     self.expr(body, inner)
@@ -283,6 +381,7 @@ impl Defs {
                 annot: annot.clone(),
             },
             Ex::Seq(st, v) => Ex::Seq(Box::new(self.stmt(st, s)?), b(v)?),
+            Ex::Frame(st, r) => Ex::Frame(Box::new(self.stmt(st, s)?), r.clone()),
             Ex::Elem(t, i, sp) => Ex::Elem(self.local_name(t, s, *sp)?, b(i)?, *sp),
             Ex::TryLock(l) => Ex::TryLock(b(l)?),
             Ex::IsLocked(l) => Ex::IsLocked(b(l)?),
@@ -343,7 +442,11 @@ impl Defs {
             St::SetElem(t, i, v, sp) => {
                 St::SetElem(self.local_name(t, s, here(sp))?, e(i)?, e(v)?, here(sp))
             }
-            St::Decl(_) | St::Fence(..) => st.clone(),
+            St::Decl(r) => match s.frame.and_then(|f| f.get(r)) {
+                Some(Ex::Reg(r2, _)) => St::Decl(r2.clone()),
+                _ => st.clone(),
+            },
+            St::Fence(..) => st.clone(),
             St::SetReg(r, v, sp) => {
                 let v = e(v)?;
                 match s.frame.and_then(|f| f.get(r)) {
@@ -357,24 +460,29 @@ impl Defs {
                 }
             }
             St::Eval(x, sp) => St::Eval(e(x)?, here(sp)),
-            St::Store(arg, v, annot, sp) => {
-                let addr = self.access_addr(arg, annot, "__store", s)?;
-                St::Store(addr, e(v)?, annot.clone(), here(sp))
-            }
+            St::Store(arg, v, annot, sp) => match self.access_addr(arg, annot, "__store", s)? {
+                Ex::LocalAddr(r, _) if annot.is_empty() => St::SetReg(r, e(v)?, here(sp)),
+                addr => St::Store(addr, e(v)?, annot.clone(), here(sp)),
+            },
             St::Lock(l, sp) => St::Lock(e(l)?, here(sp)),
             St::Unlock(l, sp) => St::Unlock(e(l)?, here(sp)),
             St::AtomicOp(l, op, v, a, sp) => St::AtomicOp(e(l)?, *op, e(v)?, a.clone(), here(sp)),
             St::Srcu(l, a, v, sp) => {
                 St::Srcu(e(l)?, a.clone(), v.as_ref().map(e).transpose()?, here(sp))
             }
+            St::Call(name, args, span) if self.function(name, s).is_some() => {
+                let f = self.function(name, s).expect("checked");
+                St::Eval(self.inline(name, f, args, s, *span)?, here(span))
+            }
             St::Call(name, args, span) => match self.stmt_macro(name) {
                 Some((formals, body)) => self.in_macro(name, formals, args, s, *span, |inner| {
                     self.stmt(body, inner)
                 })?,
+                // An expression statement discards its value, as in C
+                // (`smp_cond_load_acquire(&x, VAL == 1);` in kernel/smp.c).
                 None if self.expr_macro(name).is_some() => {
-                    let msg =
-                        format!("`{name}` yields a value: write `(void)` before it to discard it");
-                    return Err(err(s.at.or(Some(*span)), msg));
+                    let call = Ex::Call(name.clone(), args.clone(), *span);
+                    St::Eval(e(&call)?, here(span))
                 }
                 None => return Err(err(s.at.or(Some(*span)), self.unknown(name))),
             },

@@ -17,8 +17,10 @@
 //!   to that exit's target is ctrl-dependent on the test, as if written in the branch
 //!   that falls through; after a spin-wait marked [`Loop::ctrl_after`], the rest of the
 //!   thread is ctrl-dependent on the reads that decided its exit;
-//! - `&&` and `||` evaluate their right operand only when the left one does not decide,
-//!   its accesses ctrl-dependent on the left one's reads (as in `if (a) b`);
+//! - `&&`, `||` and `?:` are nested `if`s: the left operand (the test) is evaluated as an
+//!   `if`'s test is, and the operand it selects, if any, as a new instruction whose
+//!   accesses are ctrl-dependent on the test's reads (`if (a) if (b)`); one instruction
+//!   would leave the two operands' accesses unordered by `po`;
 //! - events of one instruction share its instance number (herd's `same-instance`, from
 //!   which stdlib.cat derives `rmw`), and herd's C `po` also contains the `iico` links
 //!   between them (e.g. the read and write of an `xchg`, `LKR` and `LKW` of a lock):
@@ -181,6 +183,11 @@ pub struct Interp<'t, 'a> {
     /// The dependencies in force at the last `break`, for a spin-wait's exit.
     at_break: Ctl,
     cond: Option<CondAcc>,
+    /// Open read-modify-write operands (see [`Interp::branch_expr`]).
+    in_rmw: u32,
+    /// Per inlined helper function being run, innermost last: the tests of its `if`s
+    /// that may `return` (what the rest of that function depends on, not the caller).
+    frames: Vec<Ctl>,
     /// Instructions started so far (herd's program-order index, roughly).
     instrs: u32,
 }
@@ -218,6 +225,8 @@ impl<'t, 'a> Interp<'t, 'a> {
             loops: Vec::new(),
             at_break: Ctl::default(),
             cond: None,
+            in_rmw: 0,
+            frames: Vec::new(),
             instrs: 0,
         }
     }
@@ -374,7 +383,10 @@ impl<'t, 'a> Interp<'t, 'a> {
     /// its test.
     fn fell_through(&mut self, exits: Exits, ctl: Ctl) {
         if exits.ret {
-            self.thread = self.thread.union(ctl);
+            match self.frames.last_mut() {
+                Some(f) => *f = f.union(ctl),
+                None => self.thread = self.thread.union(ctl),
+            }
         }
         if let Some(lc) = self.loops.last_mut() {
             if exits.brk {
@@ -389,11 +401,13 @@ impl<'t, 'a> Interp<'t, 'a> {
 
     /// Everything the code here depends on.
     fn total(&self) -> Ctl {
+        let base = self
+            .frames
+            .iter()
+            .fold(self.branch.union(self.thread), |a, f| a.union(*f));
         self.loops
             .iter()
-            .fold(self.branch.union(self.thread), |a, l| {
-                a.union(l.brk).union(l.cont)
-            })
+            .fold(base, |a, l| a.union(l.brk).union(l.cont))
     }
 
     /// Hand [`Interp::total`] to the tracer (events) and to `taint` (locals).
@@ -419,22 +433,59 @@ impl<'t, 'a> Interp<'t, 'a> {
     /// ctrl-dependent on and the taint for registers written in the branch.
     fn condition(&mut self, c: &Ex) -> R<(bool, Ctl)> {
         self.begin_instr();
-        // A test inside an expression's statement (`({ ... })` in a condition) also
-        // counts for the outer test.
+        let (v, ctl) = self.tested(c, Port::No)?;
+        Ok((self.t.decide(v.v.is_true(), v.all())?, ctl))
+    }
+
+    /// Evaluate `e` as the test of a branch (an `if`'s, or the left operand of `&&`, `||`
+    /// or `?:`, which are nested `if`s): its value, and what code run only for some of its
+    /// outcomes depends on. What the test met also counts for an enclosing test (a
+    /// `({ ... })` or a short-circuit operand inside a condition).
+    fn tested(&mut self, e: &Ex, port: Port) -> R<(Val, Ctl)> {
         let outer = self.cond.replace(CondAcc::default());
-        let r = self.expr(c, Port::No);
+        let r = self.expr(e, port);
         let acc = self.cond.take().unwrap_or_default();
         if let Some(mut o) = outer {
             o.loads = o.loads.union(acc.loads);
             o.feed = o.feed.union(acc.feed);
             self.cond = Some(o);
         }
-        let v = r?;
         let ctl = Ctl {
             ctrl: acc.loads.union(acc.feed),
             taint: acc.feed,
         };
-        Ok((self.t.decide(v.v.is_true(), v.all())?, ctl))
+        Ok((r?, ctl))
+    }
+
+    /// Evaluate `e` as the code of a branch taken after a test with `ctl`: a new
+    /// instruction (herd's `po` orders it after the test, as it orders a nested `if`'s test
+    /// after the outer one) whose events are ctrl-dependent on the test. Inside the
+    /// operands of a read-modify-write the instruction is not split, so its read and write
+    /// stay one instance (`rmw`).
+    fn branch_expr(&mut self, e: &Ex, ctl: Ctl, port: Port) -> R<Val> {
+        if self.in_rmw == 0 {
+            self.begin_instr();
+        }
+        let saved = self.enter(ctl);
+        let r = self.expr(e, port);
+        self.leave(saved);
+        r
+    }
+
+    /// An inlined helper function: its body up to its end or a `return`, then the local
+    /// holding its value, read as a local is. What follows is an instruction of its own.
+    fn frame(&mut self, body: &St, ret: &str, port: Port) -> R<Val> {
+        let saved_span = self.span;
+        self.frames.push(Ctl::default());
+        let flow = self.stmt(body);
+        self.frames.pop();
+        self.sync();
+        if matches!(flow?, Flow::Break | Flow::Continue) {
+            return Err(self.error("`break` or `continue` out of a function"));
+        }
+        self.span = saved_span;
+        self.begin_instr();
+        self.expr(&Ex::Reg(ret.to_string(), saved_span), port)
     }
 
     /// A statement other than control flow: one instruction.
@@ -732,7 +783,9 @@ impl<'t, 'a> Interp<'t, 'a> {
                 Ok(Val { v, ..a })
             }
             Ex::Bin(op @ (BinOp::LAnd | BinOp::LOr), l, r) => {
-                let l = self.expr(l, port)?;
+                // `l && r` is `if (l) if (r)`: the right operand runs only for this
+                // outcome of the left one, as a nested test.
+                let (l, ctl) = self.tested(l, port)?;
                 let holds = self.t.decide(l.v.is_true(), l.all())?;
                 if holds == (*op == BinOp::LOr) {
                     return Ok(Val {
@@ -740,15 +793,7 @@ impl<'t, 'a> Interp<'t, 'a> {
                         ..l
                     });
                 }
-                // The right operand runs only for this outcome of the left one.
-                let ctl = Ctl {
-                    ctrl: l.all().union(l.taint),
-                    taint: l.all().union(l.taint),
-                };
-                let saved = self.enter(ctl);
-                let r = self.expr(r, port);
-                self.leave(saved);
-                let r = r?;
+                let r = self.branch_expr(r, ctl, port)?;
                 let v = Value::Int(r.v.is_true() as i64);
                 Ok(l.join(&r, v))
             }
@@ -763,6 +808,7 @@ impl<'t, 'a> Interp<'t, 'a> {
                 self.begin_instr();
                 self.expr(e, port)
             }
+            Ex::Frame(body, ret) => self.frame(body, ret, port),
             Ex::Elem(t, i, _) => {
                 let i = self.expr(i, Port::No)?;
                 let name = self.elem(t, &i)?;
@@ -781,9 +827,10 @@ impl<'t, 'a> Interp<'t, 'a> {
                 Ok(l.join(&r, v))
             }
             Ex::Cond(c, a, b) => {
-                let c = self.expr(c, port)?;
+                // `c ? a : b` is `if (c) a else b`.
+                let (c, ctl) = self.tested(c, port)?;
                 let holds = self.t.decide(c.v.is_true(), c.all())?;
-                let x = self.expr(if holds { a } else { b }, port)?;
+                let x = self.branch_expr(if holds { a } else { b }, ctl, port)?;
                 let v = x.v;
                 Ok(c.join(&x, v))
             }
@@ -895,7 +942,10 @@ impl<'t, 'a> Interp<'t, 'a> {
             }
             return Ok(Val::event(got, r, Port::Data));
         }
-        let n = self.expr(new, Port::Data)?;
+        self.in_rmw += 1;
+        let n = self.expr(new, Port::Data);
+        self.in_rmw -= 1;
+        let n = n?;
         let deps = (l.addr.union(n.addr), l.data.union(n.data));
         let w = self.write(&l, n.v, n.all(), deps, &[&l.outs, &n.outs], &awok, true)?;
         self.link("iico_ctrl", &[r], w);

@@ -34,6 +34,9 @@ pub enum Ex {
     Bin(BinOp, Box<Ex>, Box<Ex>),
     /// `c ? a : b`
     Cond(Box<Ex>, Box<Ex>, Box<Ex>),
+    /// A helper function's body inlined at a call (its names made fresh): run, a `return`
+    /// ending it, then the local holding its value ([`RET`], renamed).
+    Frame(Box<St>, String),
     /// A macro call, before expansion.
     Call(String, Vec<Ex>, Span),
     /// `__xchg{a}(loc, val)`
@@ -246,8 +249,200 @@ pub fn lower_body(body: &[ast::Stmt]) -> Result<St, LowerError> {
         arrays: Vec::new(),
         fresh: 0,
         loops: 0,
+        in_function: false,
     };
     l.block(body)
+}
+
+/// The local a helper function's `return e;` sets before it returns.
+pub const RET: &str = "%ret";
+
+/// A helper function, lowered: inlined at each call with its names made fresh.
+#[derive(Clone, Debug)]
+pub struct Func {
+    pub params: Vec<String>,
+    pub body: St,
+    /// Every name the body declares or sets, its parameters and [`RET`].
+    pub locals: Vec<String>,
+}
+
+/// Lower a helper function: as a thread's body, `return e;` setting [`RET`].
+pub fn lower_function(f: &ast::CFunc) -> Result<Func, LowerError> {
+    let params: Vec<String> = f.params.iter().map(|p| p.name.clone()).collect();
+    let mut l = Lower {
+        scopes: vec![params.iter().map(|p| (p.clone(), p.clone())).collect()],
+        declared: params.clone(),
+        arrays: Vec::new(),
+        fresh: 0,
+        loops: 0,
+        in_function: true,
+    };
+    let body = l.block(&f.body)?;
+    let mut locals = params.clone();
+    locals.push(RET.to_string());
+    set_names(&body, &mut locals);
+    locals.sort();
+    locals.dedup();
+    Ok(Func {
+        params,
+        body,
+        locals,
+    })
+}
+
+/// A block with its `goto`s made loops: for a label with `goto`s after it (backward),
+/// the code from the label to the last `goto` becomes `do { ...; break; } while (1)`,
+/// each `goto` a `continue` (so `--unroll` bounds the retries as it bounds loops); for
+/// one with `goto`s before it (forward), the code from the first `goto` to the label
+/// becomes `do { ... } while (0)`, each `goto` a `break`. The `goto`s may be inside `if`s and blocks, not inside loops or
+/// `switch`es, and the code they wrap may not `break` or `continue` a loop around it.
+fn gotos(mut b: Vec<ast::Stmt>) -> Result<Vec<ast::Stmt>, LowerError> {
+    use ast::Stmt as S;
+    while let Some((i, l, sp)) = b.iter().enumerate().find_map(|(i, s)| match s {
+        S::Label(l, sp) if b.iter().any(|t| jumps_to(t, l)) => Some((i, l.clone(), *sp)),
+        _ => None,
+    }) {
+        let back = b[i + 1..].iter().any(|t| jumps_to(t, &l));
+        let fwd = b[..i].iter().any(|t| jumps_to(t, &l));
+        if back && fwd {
+            return Err((
+                sp,
+                format!("label `{l}`: `goto`s both before and after it are not supported"),
+            ));
+        }
+        // The shortest segment: up to the last `goto` back, from the first `goto` forward.
+        let (from, to) = if back {
+            let last = (i + 1..b.len())
+                .rev()
+                .find(|&k| jumps_to(&b[k], &l))
+                .unwrap_or(i);
+            (i + 1, last + 1)
+        } else {
+            (b[..i].iter().position(|t| jumps_to(t, &l)).unwrap_or(0), i)
+        };
+        let (seg, with, cond) = if back {
+            (b[from..to].to_vec(), S::Continue(sp), 1)
+        } else {
+            (b[from..to].to_vec(), S::Break(sp), 0)
+        };
+        if let Some(at) = seg.iter().find_map(loop_exit) {
+            return Err((
+                at,
+                format!("`break` or `continue` in code a `goto {l}` jumps over or back into"),
+            ));
+        }
+        let mut body = retarget(&seg, &l, &with)?;
+        if back {
+            body.push(S::Break(sp));
+        }
+        let lp = S::DoWhile {
+            body,
+            cond: ast::Expr::Int(cond),
+            span: sp,
+        };
+        let (before, after) = if back { (i, to) } else { (from, i + 1) };
+        b = b[..before]
+            .iter()
+            .cloned()
+            .chain([lp])
+            .chain(b[after..].iter().cloned())
+            .collect();
+    }
+    Ok(b)
+}
+
+/// Whether `s` has a `goto l`.
+fn jumps_to(s: &ast::Stmt, l: &str) -> bool {
+    use ast::Stmt as S;
+    match s {
+        S::Goto(g, _) => g == l,
+        S::If { then, els, .. } => {
+            then.iter().any(|t| jumps_to(t, l)) || els.iter().flatten().any(|t| jumps_to(t, l))
+        }
+        S::Block(v) | S::While { body: v, .. } | S::DoWhile { body: v, .. } => {
+            v.iter().any(|t| jumps_to(t, l))
+        }
+        S::For { body, .. } | S::Switch { body, .. } => body.iter().any(|t| jumps_to(t, l)),
+        _ => false,
+    }
+}
+
+/// A `break` or `continue` of `s` for a loop around it.
+fn loop_exit(s: &ast::Stmt) -> Option<Span> {
+    use ast::Stmt as S;
+    match s {
+        S::Break(sp) | S::Continue(sp) => Some(*sp),
+        S::If { then, els, .. } => then.iter().chain(els.iter().flatten()).find_map(loop_exit),
+        S::Block(v) => v.iter().find_map(loop_exit),
+        _ => None,
+    }
+}
+
+/// `seg` with each `goto l` replaced by `with`.
+fn retarget(seg: &[ast::Stmt], l: &str, with: &ast::Stmt) -> Result<Vec<ast::Stmt>, LowerError> {
+    use ast::Stmt as S;
+    seg.iter()
+        .map(|s| {
+            Ok(match s {
+                S::Goto(g, _) if g == l => with.clone(),
+                S::If {
+                    cond,
+                    then,
+                    els,
+                    span,
+                } => S::If {
+                    cond: cond.clone(),
+                    then: retarget(then, l, with)?,
+                    els: els.as_deref().map(|e| retarget(e, l, with)).transpose()?,
+                    span: *span,
+                },
+                S::Block(v) => S::Block(retarget(v, l, with)?),
+                S::While { span, .. }
+                | S::DoWhile { span, .. }
+                | S::For { span, .. }
+                | S::Switch { span, .. }
+                    if jumps_to(s, l) =>
+                {
+                    return Err((
+                        *span,
+                        format!("`goto {l}` out of a loop or `switch` is not supported"),
+                    ));
+                }
+                s => s.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Whether `st` has a `continue` for a loop around it.
+fn continues(st: &St) -> bool {
+    match st {
+        St::Continue(_) => true,
+        St::Seq(v) => v.iter().any(continues),
+        St::If { then, els, .. } => continues(then) || els.as_deref().is_some_and(continues),
+        _ => false,
+    }
+}
+
+/// The names `st` declares or sets.
+fn set_names(st: &St, out: &mut Vec<String>) {
+    match st {
+        St::Seq(v) => v.iter().for_each(|x| set_names(x, out)),
+        St::If { then, els, .. } => {
+            set_names(then, out);
+            if let Some(e) = els {
+                set_names(e, out);
+            }
+        }
+        St::Loop(l) => {
+            set_names(&l.body, out);
+            if let Some(s) = &l.step {
+                set_names(s, out);
+            }
+        }
+        St::Decl(n) | St::SetReg(n, ..) | St::SetElem(n, ..) => out.push(n.clone()),
+        _ => {}
+    }
 }
 
 struct Lower {
@@ -260,6 +455,8 @@ struct Lower {
     fresh: u32,
     /// Loops open around the statement being lowered (for `break`/`continue`).
     loops: u32,
+    /// Lowering a helper function: `return e;` sets [`RET`].
+    in_function: bool,
 }
 
 /// `int[2]`: an array type's element type and length.
@@ -308,10 +505,78 @@ impl Lower {
 
     /// A block: its own scope.
     fn block(&mut self, b: &[ast::Stmt]) -> Result<St, LowerError> {
+        let b = &gotos(b.to_vec())?;
         self.scopes.push(Vec::new());
         let r = b.iter().map(|s| self.stmt(s)).collect::<Result<_, _>>();
         self.scopes.pop();
         Ok(St::Seq(r?))
+    }
+
+    /// `switch (c) { ... }` as tests in a `do { } while (0)` (which `break` leaves):
+    /// the value once in a local, then each `case` group run when a match happened
+    /// (fall-through) or its value matches; then, when nothing matched, the groups from
+    /// `default:` on. The tests are nested `if`s over that local, so what follows them is
+    /// ctrl-dependent on the reads the value came from, as the `if` chain written out.
+    fn switch(
+        &mut self,
+        cond: &ast::Expr,
+        body: &[ast::Stmt],
+        span: Span,
+    ) -> Result<St, LowerError> {
+        use ast::Stmt as S;
+        let v = self.expr(cond, span)?;
+        let (val, hit) = (self.temp(), self.temp());
+        // The groups: a label and the statements up to the next one.
+        let mut groups: Vec<(Option<&ast::Expr>, Vec<ast::Stmt>)> = Vec::new();
+        for s in body {
+            match s {
+                S::Case(v, _) => groups.push((v.as_ref(), Vec::new())),
+                // Code before the first label never runs.
+                s => {
+                    if let Some(g) = groups.last_mut() {
+                        g.1.push(s.clone());
+                    }
+                }
+            }
+        }
+        let reg = |r: &str| Ex::Reg(r.to_string(), span);
+        let set_hit = || St::SetReg(hit.clone(), Ex::Int(1), span);
+        let inner = self.in_loop(|l| -> Result<Vec<St>, LowerError> {
+            let mut code = Vec::new();
+            for (label, stmts) in &groups {
+                let test = match label {
+                    Some(c) => {
+                        let c = l.expr(c, span)?;
+                        let eq = Ex::Bin(BinOp::Eq, Box::new(reg(&val)), Box::new(c));
+                        Ex::Bin(BinOp::LOr, Box::new(reg(&hit)), Box::new(eq))
+                    }
+                    None => reg(&hit),
+                };
+                let b = St::Seq(vec![set_hit(), l.block(stmts)?]);
+                code.push(St::if_(test, b, None, span));
+            }
+            if let Some(d) = groups.iter().position(|g| g.0.is_none()) {
+                let rest: Vec<ast::Stmt> = groups[d..].iter().flat_map(|g| g.1.clone()).collect();
+                let not_hit = Ex::Un(UnOp::Not, Box::new(reg(&hit)));
+                code.push(St::if_(not_hit, l.block(&rest)?, None, span));
+            }
+            Ok(code)
+        })?;
+        if continues(&St::Seq(inner.clone())) {
+            return Err((span, "`continue` inside a `switch` is not supported".into()));
+        }
+        Ok(St::Seq(vec![
+            St::SetReg(val, v, span),
+            St::SetReg(hit, Ex::Int(0), span),
+            St::Loop(Loop {
+                cond: Some(Ex::Int(0)),
+                test_first: false,
+                body: Box::new(St::Seq(inner)),
+                step: None,
+                ctrl_after: false,
+                span,
+            }),
+        ]))
     }
 
     fn in_loop<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
@@ -415,6 +680,19 @@ impl Lower {
                 r?
             }
             S::Block(b) => self.block(b)?,
+            S::Switch { cond, body, span } => self.switch(cond, body, *span)?,
+            S::Case(_, span) => {
+                return Err((*span, "`case` or `default` outside a `switch`".into()));
+            }
+            S::Goto(l, span) => {
+                return Err((
+                    *span,
+                    format!(
+                        "`goto {l}`: no label `{l}` in the block around it or an enclosing one (a `goto` jumps within its function, to a label of a block it is in)"
+                    ),
+                ));
+            }
+            S::Label(..) => St::Seq(Vec::new()),
             S::Empty => St::Seq(Vec::new()),
             S::Break(span) | S::Continue(span) if self.loops == 0 => {
                 let what = if matches!(s, S::Break(_)) {
@@ -427,6 +705,10 @@ impl Lower {
             S::Break(span) => St::Break(*span),
             S::Continue(span) => St::Continue(*span),
             S::Return(None, span) => St::Return(*span),
+            S::Return(Some(e), span) if self.in_function => St::Seq(vec![
+                St::SetReg(RET.to_string(), self.expr(e, *span)?, *span),
+                St::Return(*span),
+            ]),
             S::Return(Some(e), span) => St::Seq(vec![
                 St::Eval(self.expr(e, *span)?, *span),
                 St::Return(*span),

@@ -98,7 +98,7 @@ impl Case {
             symbols: &self.symbols,
         };
         let mut out = Vec::new();
-        let code = match prepare(th, macros) {
+        let code = match prepare(th, &self.test.functions, macros) {
             Ok(code) => code,
             Err(e) => return vec![Err(e)],
         };
@@ -474,9 +474,9 @@ fn unknown_calls_are_errors_with_their_position() {
         }
         other => panic!("expected an error, got {other:?}"),
     }
-    // An expression macro used as a statement needs `(void)`, as in herd.
+    // An expression macro used as a statement discards its value, as in C.
     let c = Case::new(&test_src("P0(int *x) { xchg(x, 1); }"));
-    assert!(matches!(c.runs(0).pop(), Some(Err(Stop::Error(e))) if e.msg.contains("(void)")));
+    assert_eq!(ok_runs(c.runs(0)).len(), 2);
     let c = Case::new(&test_src("P0(int *x) { (void)xchg(x, 1); }"));
     assert_eq!(ok_runs(c.runs(0)).len(), 2);
 }
@@ -899,15 +899,14 @@ fn a_statement_primitive_used_as_a_value_says_so() {
         "{}",
         e.msg
     );
+}
+
+#[test]
+fn an_expression_statement_discards_its_value() {
+    // As C does: kernel/smp.c's csd_lock_wait() writes `smp_cond_load_acquire(...);`.
     let c = Case::new(&test_src("P0(atomic_t *x) {\n  atomic_inc_return(x);\n}"));
-    let Some(Err(Stop::Error(e))) = c.runs(0).pop() else {
-        panic!("expected an error")
-    };
-    assert!(
-        e.msg.contains("`atomic_inc_return` yields a value"),
-        "{}",
-        e.msg
-    );
+    let runs = c.runs(0);
+    assert!(runs.iter().all(|r| r.is_ok()), "{runs:?}");
 }
 
 #[test]
