@@ -96,7 +96,7 @@ impl Defs {
             format!("; did you mean {}?", near.join(", "))
         };
         format!(
-            "unknown macro `{name}`{near} ({} primitives are defined; README.md lists them)",
+            "unknown macro `{name}`{near} ({} primitives are defined; docs/src/kernel-code.md lists them)",
             names.len()
         )
     }
