@@ -25,20 +25,7 @@ const UNROLL: u32 = 1;
 
 /// Every `.litmus` file under `litmus/`, sorted.
 fn all_files() -> Vec<PathBuf> {
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(&root().join("litmus"), &mut v);
-    v.sort();
-    v
+    common::litmus_files("litmus", &[])
 }
 
 fn load(p: &Path) -> Result<Test, Diagnostic> {

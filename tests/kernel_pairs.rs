@@ -17,7 +17,7 @@ use litmus::litmus::parse_file;
 use litmus::model::{self, Loaded, Request, load_files};
 use litmus::report::herd;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One recorded pair: herd7's answer on `expansion` at `unroll`, for `file`.
 struct Pair {
@@ -123,21 +123,10 @@ fn disagreement(
 }
 
 fn kernel_files() -> Vec<String> {
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "litmus") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(&root().join("litmus/kernel"), &mut v);
+    let mut v = common::litmus_files("litmus/kernel", &[]);
     // Kernel code too big for the shipped suite at the default --unroll (checked here at the
     // bound its herd7 answer was recorded with).
-    walk(&root().join("tests/kernel-big"), &mut v);
+    v.extend(common::litmus_files("tests/kernel-big", &[]));
     v.iter()
         .map(|p| {
             p.strip_prefix(root())

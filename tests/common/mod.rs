@@ -53,25 +53,30 @@ pub fn norm(s: &str) -> String {
     items.join(";")
 }
 
-/// Every `.litmus` file of our suite (`litmus/`), in order; `litmus/kernel/`, whose
-/// kernel-style tests herd7 cannot read, is checked through its pairs (tests/kernel_pairs.rs).
-pub fn suite_files() -> Vec<PathBuf> {
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.litmus` file under `dir` (relative to the crate's root), sorted; folders named
+/// in `skip` are not entered.
+pub fn litmus_files(dir: &str, skip: &[&str]) -> Vec<PathBuf> {
+    fn walk(d: &Path, skip: &[&str], out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(d).unwrap().flatten() {
             let p = e.path();
-            if p.is_dir() && p.file_name().is_some_and(|n| n == "kernel") {
-                continue;
-            } else if p.is_dir() {
-                walk(&p, out);
+            let skipped = p.file_name().is_some_and(|n| skip.iter().any(|s| n == *s));
+            if p.is_dir() && !skipped {
+                walk(&p, skip, out);
             } else if p.extension().is_some_and(|x| x == "litmus") {
                 out.push(p);
             }
         }
     }
     let mut v = Vec::new();
-    walk(&root().join("litmus"), &mut v);
+    walk(&root().join(dir), skip, &mut v);
     v.sort();
     v
+}
+
+/// Every `.litmus` file of our suite (`litmus/`), in order; `litmus/kernel/`, whose
+/// kernel-style tests herd7 cannot read, is checked through its pairs (tests/kernel_pairs.rs).
+pub fn suite_files() -> Vec<PathBuf> {
+    litmus_files("litmus", &["kernel"])
 }
 
 /// Each test of our suite with its architecture's model.
