@@ -53,6 +53,24 @@ fn is_thread_name(i: In) -> bool {
     digits > 0 && rest[digits..].trim_start().starts_with('(')
 }
 
+/// The words of a declaration up to what is not one: identifiers and `*`s (`static inline
+/// int *name`, `u64 *lc`), blanks and comments between them skipped.
+fn words(mut i: In) -> PResult<Vec<String>> {
+    let mut words = Vec::new();
+    loop {
+        let (r, _) = cws(i)?;
+        if let Ok((r2, _)) = punct("*")(r) {
+            words.push("*".into());
+            i = r2;
+        } else if let Ok((r2, w)) = ident(r) {
+            words.push(w.into());
+            i = r2;
+        } else {
+            return Ok((r, words));
+        }
+    }
+}
+
 /// A helper function definition: type words, the name, `(params)`, a body.
 fn function(i: In) -> PResult<CFunc> {
     let sp = span(i);
@@ -72,21 +90,7 @@ fn function(i: In) -> PResult<CFunc> {
             );
         }
     }
-    let mut words: Vec<String> = Vec::new();
-    let mut r = i;
-    loop {
-        let (r2, _) = cws(r)?;
-        if let Ok((r3, _)) = punct("*")(r2) {
-            words.push("*".into());
-            r = r3;
-        } else if let Ok((r3, w)) = ident(r2) {
-            words.push(w.into());
-            r = r3;
-        } else {
-            r = r2;
-            break;
-        }
-    }
+    let (r, mut words) = words(i)?;
     let name = match words.last() {
         Some(n) if n != "*" && words.len() >= 2 => n.clone(),
         _ => {
@@ -162,21 +166,7 @@ fn params(mut i: In) -> PResult<Vec<CParam>> {
         if let Ok((r, _)) = punct(")")(r) {
             return Ok((r, ps));
         }
-        let mut words: Vec<String> = Vec::new();
-        let mut r = r;
-        loop {
-            let (r2, _) = cws(r)?;
-            if let Ok((r3, _)) = punct("*")(r2) {
-                words.push("*".into());
-                r = r3;
-            } else if let Ok((r3, w)) = ident(r2) {
-                words.push(w.into());
-                r = r3;
-            } else {
-                r = r2;
-                break;
-            }
-        }
+        let (r, mut words) = words(r)?;
         match words.last().map(String::as_str) {
             Some("void") if words.len() == 1 => {}
             Some(name) if name != "*" && words.len() >= 2 => {

@@ -53,6 +53,15 @@ pub struct Facts {
     pub orders: crate::cat::assume::Orders,
 }
 
+impl Facts {
+    /// Whether a read may read from a write after it in program order: not where the
+    /// model rejects such cycles, nor where it checks SC per location (the write is after
+    /// the read in `po-loc`).
+    pub fn reads_own_later_writes(&self) -> bool {
+        self.po_later_rf && !self.coherence
+    }
+}
+
 /// What an exploration visited.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
@@ -297,7 +306,7 @@ impl<'p, 'f> Grow<'p, 'f> {
     /// yet) whose value is not known yet; or `t` itself may, where a read may read from a
     /// later write of its own. Else the read would stay pending for ever.
     fn may_feed(&self, st: &State, t: usize, loc: LocId) -> bool {
-        let own = self.facts.po_later_rf && !self.facts.coherence;
+        let own = self.facts.reads_own_later_writes();
         st.threads.iter().enumerate().any(|(u, th)| {
             if u == t && !own {
                 return false;
@@ -415,11 +424,9 @@ impl<'p, 'f> Grow<'p, 'f> {
             });
             for (u, other) in st.threads.iter().enumerate() {
                 for (k, r) in other.reads.iter().enumerate() {
-                    // An own write after the read only where the model allows it: not
-                    // where it rejects such cycles, nor where it checks SC per location
-                    // (the write is after the read in `po-loc`).
+                    // An own write after the read only where the model allows it.
                     let later = u == t && other.po(r.event as usize, e);
-                    let may_later = self.facts.po_later_rf && !self.facts.coherence;
+                    let may_later = self.facts.reads_own_later_writes();
                     if r.src.is_none() && r.loc == loc && (!later || may_later) {
                         st.offers.push_back((w, (u, k)));
                     }
